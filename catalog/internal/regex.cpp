@@ -1,0 +1,28 @@
+#include "regex.hpp"
+
+#include <re2/re2.h>
+
+#include <map>
+#include <memory>
+#include <stdexcept>
+#include <string>
+
+namespace agentrt::internal {
+
+bool pattern_matches(std::string_view pattern, std::string_view text) {
+    // Per thread, so that matching takes no lock; a catalogue has few patterns.
+    thread_local std::map<std::string, std::unique_ptr<re2::RE2>, std::less<>> compiled;
+    auto it = compiled.find(pattern);
+    if (it == compiled.end()) {
+        re2::RE2::Options options;
+        options.set_log_errors(false);
+        auto re = std::make_unique<re2::RE2>(re2::StringPiece(pattern.data(), pattern.size()), options);
+        if (!re->ok())
+            throw std::invalid_argument("agentrt: RE2 refused pattern \"" + std::string(pattern) +
+                                        "\": " + re->error());
+        it = compiled.emplace(std::string(pattern), std::move(re)).first;
+    }
+    return re2::RE2::PartialMatch(re2::StringPiece(text.data(), text.size()), *it->second);
+}
+
+} // namespace agentrt::internal

@@ -1,0 +1,4 @@
+// agentrt/agentrt.hpp — every public header of agentrt.
+#pragma once
+
+#include <agentrt/catalog.hpp>

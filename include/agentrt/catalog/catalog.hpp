@@ -1,0 +1,189 @@
+// agentrt/catalog/catalog.hpp — a compile-time list of tools, and typed policies over it.
+//
+//     using tools = agentrt::catalog<lookup_order, send_email, wipe_account>;
+//     tools catalogue;                                  // or tools{lookup_order{db}, send_email{smtp}, ...}
+//     agentrt::tool_table table = catalogue.table();
+//     agentrt::evaluator policy = agentrt::lower_policy(mail_policy{}, catalogue);
+//
+// Names are checked at compile time (unique, 1–64 characters of [A-Za-z0-9_-]), and so is whether
+// a policy decides every tool: a policy needs a call operator for each tool's argument type, or a
+// fallback taking untyped_request. The table's entries share ownership of the tool objects.
+#pragma once
+
+#include <agentrt/catalog/decode.hpp>
+#include <agentrt/catalog/policy.hpp>
+#include <agentrt/catalog/reflect.hpp>
+#include <agentrt/catalog/schema.hpp>
+#include <agentrt/catalog/tool.hpp>
+#include <agentrt/catalog/tool_table.hpp>
+
+#include <array>
+#include <memory>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <tuple>
+#include <vector>
+
+namespace agentrt {
+
+// The decoded struct of accepted arguments when it is a T, else null.
+template <class T>
+T const* arguments_as(arguments const& a) noexcept {
+    return a.type() == &type_info_of<T>() ? static_cast<T const*>(a.data()) : nullptr;
+}
+
+namespace catalog_detail {
+
+// Decodes into a fresh T held by `holder`, which `plain` points into.
+result<arguments> decode_erased(type_info const& type, boost::json::value const& document,
+                                std::shared_ptr<void const> holder, void* plain);
+
+template <class Args>
+result<arguments> decode_arguments(boost::json::value const& document) {
+    auto holder = std::make_shared<Args>();
+    void* plain = &underlying(*holder);
+    return decode_erased(type_info_of<Args>(), document, std::move(holder), plain);
+}
+
+template <tool Tool>
+struct name_check {
+    static_assert(valid_tool_name(Tool::name),
+                  "agentrt: a tool name must be 1 to 64 characters of [A-Za-z0-9_-]; the notes name the tool");
+    static constexpr bool value = true;
+};
+
+template <std::size_t N>
+constexpr bool unique(std::array<std::string_view, N> const& names) {
+    for (std::size_t i = 0; i < N; ++i)
+        for (std::size_t j = i + 1; j < N; ++j)
+            if (names[i] == names[j])
+                return false;
+    return true;
+}
+
+} // namespace catalog_detail
+
+template <tool... Tools>
+class catalog {
+public:
+    static constexpr std::size_t size = sizeof...(Tools);
+    static constexpr std::array<std::string_view, size> names{std::string_view(Tools::name)...};
+    static_assert((catalog_detail::name_check<Tools>::value && ...));
+    static_assert(catalog_detail::unique(names), "agentrt: two tools of a catalogue have the same name");
+
+    catalog() requires(std::default_initializable<Tools>&&...) : tools_(std::make_shared<std::tuple<Tools...>>()) {}
+    explicit catalog(Tools... tools) : tools_(std::make_shared<std::tuple<Tools...>>(std::move(tools)...)) {}
+
+    static constexpr std::optional<std::size_t> index_of(std::string_view name) noexcept {
+        for (std::size_t i = 0; i < size; ++i)
+            if (names[i] == name)
+                return i;
+        return std::nullopt;
+    }
+
+    template <class Tool>
+    Tool& get() noexcept {
+        return std::get<Tool>(*tools_);
+    }
+
+    tool_table table() const { return tool_table({entry<Tools>()...}); }
+
+private:
+    template <class Tool>
+    tool_entry entry() const {
+        using args = typename Tool::arguments;
+        tool_entry e;
+        e.name = Tool::name;
+        e.description = Tool::description;
+        e.input_schema = schema(type_info_of<args>());
+        e.effect = Tool::effect;
+        e.timeout = std::chrono::milliseconds(Tool::timeout);
+        e.terminal = is_terminal<Tool>();
+        e.argument_type = &type_info_of<args>();
+        e.decode = &catalog_detail::decode_arguments<args>;
+        e.call = [tools = tools_](arguments const& a, call_context const& context) -> tool_result {
+            auto const* typed = arguments_as<args>(a);
+            if (!typed)
+                throw std::invalid_argument("agentrt: tool " + std::string(Tool::name) +
+                                            " was handed arguments it did not decode");
+            return std::get<Tool>(*tools)(*typed, context);
+        };
+        return e;
+    }
+
+    std::shared_ptr<std::tuple<Tools...>> tools_;
+};
+
+template <class Policy>
+concept has_identity = requires {
+    { Policy::identity } -> std::convertible_to<std::string_view>;
+};
+
+template <class Policy>
+concept has_fallback = requires(Policy const& p, untyped_request const& r, run_view const& v) {
+    { p(r, v) } -> std::convertible_to<verdict>;
+};
+
+template <class Policy, class Args>
+concept decides_arguments = requires(Policy const& p, Args const& a, run_view const& v) {
+    { p(a, v) } -> std::convertible_to<verdict>;
+};
+
+template <class Policy, class Tool>
+concept decides = decides_arguments<Policy, typename Tool::arguments> || has_fallback<Policy>;
+
+template <class Policy, class Catalog>
+inline constexpr bool covers = false;
+template <class Policy, class... Tools>
+inline constexpr bool covers<Policy, catalog<Tools...>> = (decides<Policy, Tools> && ...);
+
+namespace catalog_detail {
+
+template <class Policy, class Tool>
+struct coverage_check {
+    static_assert(decides<Policy, Tool>,
+                  "agentrt: the policy does not decide this tool: give it "
+                  "`verdict operator()(Args const&, run_view const&) const` for the tool's arguments, "
+                  "or a fallback `verdict operator()(untyped_request const&, run_view const&) const`; "
+                  "the notes name the tool");
+    static constexpr bool value = true;
+};
+
+template <class Policy, class Tool>
+bool try_decide(Policy const& policy, arguments const& a, run_view const& view, verdict& out) {
+    using args = typename Tool::arguments;
+    if constexpr (decides_arguments<Policy, args>) {
+        if (auto const* typed = arguments_as<args>(a)) {
+            out = policy(*typed, view);
+            return true;
+        }
+    }
+    return false;
+}
+
+} // namespace catalog_detail
+
+// Lowers a typed policy against a catalogue into an evaluator over its tool table. Tools of the
+// table that the catalogue does not type (schemas known at run time) go to the fallback, or are
+// denied when the policy has none.
+template <class Policy, tool... Tools>
+evaluator lower_policy(Policy policy, catalog<Tools...> const&) {
+    static_assert(has_identity<Policy>,
+                  "agentrt: a policy needs `static constexpr std::string_view identity`, recorded with "
+                  "each of its verdicts so that a run can be re-checked");
+    static_assert((catalog_detail::coverage_check<Policy, Tools>::value && ...));
+    return evaluator(
+        std::string(Policy::identity),
+        [policy = std::move(policy)](tool_entry const& tool, arguments const& a, run_view const& view) -> verdict {
+            verdict out;
+            if ((catalog_detail::try_decide<Policy, Tools>(policy, a, view, out) || ...))
+                return out;
+            if constexpr (has_fallback<Policy>)
+                return policy(untyped_request{tool.name, tool.effect, a.json()}, view);
+            else
+                return deny("policy " + std::string(Policy::identity) + " has no rule for tool " + tool.name);
+        });
+}
+
+} // namespace agentrt
