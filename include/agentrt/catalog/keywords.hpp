@@ -190,7 +190,7 @@ struct max_length {
 };
 template <fixed_string P>
 struct pattern {
-    static constexpr bool supported = check_pattern(P.view());
+    static_assert(check_pattern(P.view()), "agentrt: the pattern is outside the supported subset (pattern.hpp)");
     using applies_to = keyword_kind::string;
     static constexpr void apply(constraints& c) { c.pattern = P.view(); }
 };

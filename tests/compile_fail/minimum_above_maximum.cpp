@@ -1,0 +1,7 @@
+#include "common.hpp"
+
+struct order_args {
+    BOOST_HANA_DEFINE_STRUCT(order_args, (agentrt::field<int, agentrt::minimum<10>, agentrt::maximum<1>>, quantity));
+};
+
+auto const& info = agentrt::type_info_of<order_args>();

@@ -1,0 +1,3 @@
+#include "common.hpp"
+
+auto const& info = agentrt::type_info_of<agentrt::field<double, agentrt::minimum<"1,5">>>();
