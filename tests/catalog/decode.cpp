@@ -191,6 +191,8 @@ TEST_SUITE("decode") {
         CHECK(refuses_with<text_rules>(R"({"code":"a","ident":"9a"})", "/ident", "pattern"));
         CHECK(refuses_with<text_rules>(R"({"code":"a","ident":"a","phone":"12-3456"})", "/phone", "pattern"));
         CHECK(refuses_with<text_rules>(R"({"code":"a","ident":"a","phone":"١٢٣-٤٥٦٧"})", "/phone", "pattern"));
+    // ECMA-262's $ is the end of the string (Python's re also matches before a final newline).
+    CHECK(refuses_with<text_rules>(R"({"code":"a","ident":"a\n"})", "/ident", "pattern"));
     }
 
     TEST_CASE("pattern matching stays linear on hostile input") {
