@@ -7,8 +7,10 @@
 #include "internal/regex.hpp"
 #include "internal/text.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <optional>
 #include <string>
 #include <unordered_set>
 
@@ -53,6 +55,20 @@ internal::decimal_digits exact(decimal const& d) {
     return out;
 }
 
+// The decimal as an integer, when it is one of at most 36 digits.
+std::optional<__int128> as_integer(decimal const& d) {
+    if (d.exponent < 0 || d.exponent > 18)
+        return std::nullopt;
+    __int128 v = d.magnitude;
+    for (int i = 0; i < d.exponent; ++i)
+        v *= 10;
+    return d.negative ? -v : v;
+}
+
+__int128 integer_of(json::value const& v) {
+    return v.is_int64() ? __int128(v.get_int64()) : __int128(v.get_uint64());
+}
+
 // -1, 0, 1 as value < bound. Integers compare exactly; a double compares with the double nearest
 // the bound, as a JSON Schema validator reading the schema as JSON would.
 int compare_bound(json::value const& v, decimal const& bound) {
@@ -61,7 +77,18 @@ int compare_bound(json::value const& v, decimal const& bound) {
         double d = v.get_double();
         return d < b ? -1 : (d > b ? 1 : 0);
     }
+    if (auto b = as_integer(bound)) {
+        __int128 i = integer_of(v);
+        return i < *b ? -1 : (i > *b ? 1 : 0);
+    }
     return internal::compare(exact(v), exact(bound));
+}
+
+bool is_multiple_of(json::value const& v, decimal const& divisor) {
+    if (!v.is_double())
+        if (auto d = as_integer(divisor))
+            return integer_of(v) % *d == 0;
+    return internal::is_multiple_of(exact(v), exact(divisor));
 }
 
 class decoder {
@@ -103,7 +130,18 @@ public:
 
 private:
     void add(std::string_view keyword, std::string detail) {
-        found_.push_back(violation{pointer_, std::string(keyword), std::move(detail)});
+        found_.push_back(violation{pointer(), std::string(keyword), std::move(detail)});
+    }
+
+    // The JSON Pointer is spelled only when a violation needs it: valid documents, the common
+    // case, never pay for it.
+    std::string pointer() const {
+        std::string out;
+        for (auto const& token : path_) {
+            out += '/';
+            out += token.is_index ? std::to_string(token.index) : internal::escape_pointer_token(token.name);
+        }
+        return out;
     }
     void wrong_type(std::string_view expected, json::value const& v) {
         add("type", std::string(expected) + ", got " + json_type_name(v) + " " + internal::display(v));
@@ -111,12 +149,16 @@ private:
 
     // Runs f with the pointer extended by one token.
     template <class F>
-    void at(std::string_view token, F&& f) {
-        auto size = pointer_.size();
-        pointer_ += '/';
-        pointer_ += internal::escape_pointer_token(token);
+    void at(std::string_view name, F&& f) {
+        path_.push_back({name, 0, false});
         f();
-        pointer_.resize(size);
+        path_.pop_back();
+    }
+    template <class F>
+    void at(std::size_t index, F&& f) {
+        path_.push_back({{}, index, true});
+        f();
+        path_.pop_back();
     }
 
     bool numeric_keywords(constraints const& k, json::value const& v) {
@@ -130,7 +172,7 @@ private:
             add("maximum", shown(*k.maximum));
         if (k.exclusive_maximum && compare_bound(v, *k.exclusive_maximum) >= 0)
             add("exclusiveMaximum", shown(*k.exclusive_maximum));
-        if (k.multiple_of && !internal::is_multiple_of(exact(v), exact(*k.multiple_of)))
+        if (k.multiple_of && !is_multiple_of(v, *k.multiple_of))
             add("multipleOf", shown(*k.multiple_of));
         return found_.size() == before;
     }
@@ -286,18 +328,26 @@ private:
         if (k.unique_items)
             unique(a);
         for (std::size_t i = 0; i < a.size(); ++i)
-            at(std::to_string(i), [&] { walk(*t.element, a[i], target ? t.ops.append(target) : nullptr); });
+            at(i, [&] { walk(*t.element, a[i], target ? t.ops.append(target) : nullptr); });
     }
 
     void unique(json::array const& a) {
+        auto repeated = [&](std::size_t i) {
+            add("uniqueItems",
+                "item " + std::to_string(i) + " repeats an earlier item, got " + internal::display(a[i]));
+        };
+        if (std::all_of(a.begin(), a.end(), [](json::value const& item) { return item.is_string(); })) {
+            std::unordered_set<std::string_view> strings;
+            for (std::size_t i = 0; i < a.size(); ++i)
+                if (!strings.insert(std::string_view(a[i].get_string())).second)
+                    return repeated(i);
+            return;
+        }
         // Canonical text is equal exactly when the values are equal under JSON Schema.
         std::unordered_set<std::string> seen;
         for (std::size_t i = 0; i < a.size(); ++i) {
-            if (!seen.insert(canonical_json(a[i])).second) {
-                add("uniqueItems",
-                    "item " + std::to_string(i) + " repeats an earlier item, got " + internal::display(a[i]));
-                return;
-            }
+            if (!seen.insert(canonical_json(a[i])).second)
+                return repeated(i);
         }
     }
 
@@ -342,7 +392,12 @@ private:
         add("oneOf", "no alternative has the tags of this object, expected " + expected);
     }
 
-    std::string pointer_;
+    struct path_token {
+        std::string_view name;
+        std::size_t index;
+        bool is_index;
+    };
+    std::vector<path_token> path_;
     std::vector<violation> found_;
 };
 

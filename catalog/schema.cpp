@@ -25,18 +25,18 @@ void numeric_keywords(json::object& s, constraints const& k) {
 
 void string_keywords(json::object& s, constraints const& k) {
     if (k.min_length)
-        s["minLength"] = *k.min_length;
+        s["minLength"] = std::int64_t(*k.min_length);
     if (k.max_length)
-        s["maxLength"] = *k.max_length;
+        s["maxLength"] = std::int64_t(*k.max_length);
     if (!k.pattern.empty())
         s["pattern"] = k.pattern;
 }
 
 void array_keywords(json::object& s, constraints const& k) {
     if (k.min_items)
-        s["minItems"] = *k.min_items;
+        s["minItems"] = std::int64_t(*k.min_items);
     if (k.max_items)
-        s["maxItems"] = *k.max_items;
+        s["maxItems"] = std::int64_t(*k.max_items);
     if (k.unique_items)
         s["uniqueItems"] = true;
 }

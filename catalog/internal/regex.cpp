@@ -10,8 +10,13 @@
 namespace agentrt::internal {
 
 bool pattern_matches(std::string_view pattern, std::string_view text) {
-    // Per thread, so that matching takes no lock; a catalogue has few patterns.
+    // Per thread, so that matching takes no lock; a catalogue has few patterns. The last pattern
+    // used is remembered, so that a run of one pattern skips the lookup.
     thread_local std::map<std::string, std::unique_ptr<re2::RE2>, std::less<>> compiled;
+    thread_local std::string_view last_pattern;
+    thread_local re2::RE2 const* last = nullptr;
+    if (last && pattern == last_pattern)
+        return re2::RE2::PartialMatch(re2::StringPiece(text.data(), text.size()), *last);
     auto it = compiled.find(pattern);
     if (it == compiled.end()) {
         re2::RE2::Options options;
@@ -22,7 +27,9 @@ bool pattern_matches(std::string_view pattern, std::string_view text) {
                                         "\": " + re->error());
         it = compiled.emplace(std::string(pattern), std::move(re)).first;
     }
-    return re2::RE2::PartialMatch(re2::StringPiece(text.data(), text.size()), *it->second);
+    last_pattern = it->first;
+    last = it->second.get();
+    return re2::RE2::PartialMatch(re2::StringPiece(text.data(), text.size()), *last);
 }
 
 } // namespace agentrt::internal

@@ -91,6 +91,12 @@ TEST_SUITE("schema") {
               R"("required":["x","y"],"additionalProperties":false})");
     }
 
+    TEST_CASE("counts in the schema are signed integers, as every JSON library reads them") {
+        auto schema = agentrt::schema_of<text_rules>();
+        CHECK(schema.at("properties").at("code").at("maxLength").is_int64());
+        CHECK(agentrt::schema_of<lists>().at("properties").at("numbers").at("minItems").is_int64());
+    }
+
     TEST_CASE("the schema is a function of the type: the same text every time") {
         CHECK(agentrt::schema_text<send_args>() == agentrt::schema_text<send_args>());
         CHECK(&agentrt::type_info_of<send_args>() == &agentrt::type_info_of<send_args>());
