@@ -1,20 +1,24 @@
 #!/bin/sh
 # Consumer compile cost: generates catalogues of 10, 50 and 100 tools (5 members each, mixed
 # constraints) with a policy covering them, compiles each as one translation unit with g++ -O2, and
-# reports wall seconds and peak memory.
+# reports wall seconds and peak memory. 0 tools is the baseline: the headers alone, in the same run.
 #
 #     bench/compile_cost.sh [compiler] [tool counts...]
 set -eu
 root=$(cd "$(dirname "$0")/.." && pwd)
 compiler=${1:-g++}
 [ $# -gt 0 ] && shift
-counts=${*:-10 50 100}
+counts=${*:-0 10 50 100}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
 generate() {
     n=$1
     echo '#include <agentrt/catalog.hpp>'
+    if [ "$n" -eq 0 ]; then
+        echo 'int main() {}'
+        return
+    fi
     echo 'enum class mode { fast, safe, audit };'
     echo 'BOOST_DESCRIBE_ENUM(mode, fast, safe, audit)'
     i=0

@@ -46,7 +46,22 @@ result<arguments> decode_arguments(boost::json::value const& document) {
     return decode_erased(type_info_of<Args>(), document, std::move(holder), plain);
 }
 
-template <tool Tool>
+// One static_assert per requirement of the tool concept, so that the compiler says which one a
+// tool misses; the instantiation notes name the tool.
+template <class Tool>
+struct tool_check {
+    static_assert(has_tool_name<Tool>, "agentrt: a tool needs `static constexpr std::string_view name`");
+    static_assert(has_tool_description<Tool>, "agentrt: a tool needs `static constexpr std::string_view description`");
+    static_assert(has_side_effect_class<Tool>, "agentrt: a tool needs `static constexpr agentrt::side_effect effect`");
+    static_assert(has_timeout<Tool>, "agentrt: a tool needs `static constexpr std::chrono::milliseconds timeout`");
+    static_assert(has_arguments_type<Tool>, "agentrt: a tool needs `using arguments = <its argument struct>;`");
+    static_assert(callable_with_its_arguments<Tool>,
+                  "agentrt: a tool needs `agentrt::tool_result operator()(arguments const&, agentrt::call_context "
+                  "const&)`");
+    static constexpr bool value = tool<Tool>;
+};
+
+template <class Tool>
 struct name_check {
     static_assert(valid_tool_name(Tool::name),
                   "agentrt: a tool name must be 1 to 64 characters of [A-Za-z0-9_-]; the notes name the tool");
@@ -64,10 +79,12 @@ constexpr bool unique(std::array<std::string_view, N> const& names) {
 
 } // namespace catalog_detail
 
-template <tool... Tools>
+template <class... Tools>
 class catalog {
 public:
     static constexpr std::size_t size = sizeof...(Tools);
+    static_assert(size > 0, "agentrt: a catalogue needs at least one tool");
+    static_assert((catalog_detail::tool_check<Tools>::value && ...));
     static constexpr std::array<std::string_view, size> names{std::string_view(Tools::name)...};
     static_assert((catalog_detail::name_check<Tools>::value && ...));
     static_assert(catalog_detail::unique(names), "agentrt: two tools of a catalogue have the same name");
@@ -87,7 +104,7 @@ public:
         return std::get<Tool>(*tools_);
     }
 
-    tool_table table() const { return tool_table({entry<Tools>()...}); }
+    tool_table table() const { return tool_table(std::vector<tool_entry>{entry<Tools>()...}); }
 
 private:
     template <class Tool>
@@ -167,7 +184,7 @@ bool try_decide(Policy const& policy, arguments const& a, run_view const& view, 
 // Lowers a typed policy against a catalogue into an evaluator over its tool table. Tools of the
 // table that the catalogue does not type (schemas known at run time) go to the fallback, or are
 // denied when the policy has none.
-template <class Policy, tool... Tools>
+template <class Policy, class... Tools>
 evaluator lower_policy(Policy policy, catalog<Tools...> const&) {
     static_assert(has_identity<Policy>,
                   "agentrt: a policy needs `static constexpr std::string_view identity`, recorded with "

@@ -1,0 +1,3 @@
+#include "common.hpp"
+
+agentrt::catalog<> tools;
