@@ -1,0 +1,37 @@
+// agentrt/testkit/report.hpp — how the test kit's helpers report failures.
+//
+// Every helper reports through the current reporter, with the file and line of the consumer's
+// call, and also returns whether it passed. Including <agentrt/testkit/doctest.hpp> in a doctest
+// suite installs a reporter that fails the running test case; another framework can install its own.
+#pragma once
+
+#include <source_location>
+#include <string_view>
+
+namespace agentrt::testkit {
+
+class reporter {
+public:
+    virtual ~reporter() = default;
+    virtual void fail(std::source_location const& where, std::string_view message) = 0;
+};
+
+// The reporter helpers use; by default one that prints to stderr (so a failure is never silent).
+reporter& current_reporter() noexcept;
+
+// Installs `r` (null restores the default) and returns the previous one.
+reporter* set_reporter(reporter* r) noexcept;
+
+// Installs a reporter for the lifetime of the guard.
+class scoped_reporter {
+public:
+    explicit scoped_reporter(reporter& r) noexcept : previous_(set_reporter(&r)) {}
+    ~scoped_reporter() { set_reporter(previous_); }
+    scoped_reporter(scoped_reporter const&) = delete;
+    scoped_reporter& operator=(scoped_reporter const&) = delete;
+
+private:
+    reporter* previous_;
+};
+
+} // namespace agentrt::testkit
