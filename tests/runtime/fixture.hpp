@@ -47,6 +47,7 @@ struct world {
     temp_dir dir;
     fs::path store_path = dir.path / "store";
     agentrt::manual_clock clock{1'700'000'000'000};
+    agentrt::counting_ids ids{"run-"}; // shared by every gate of the world
     std::map<std::string, int> calls;
     std::map<std::string, tool_function> replace; // a tool's body, instead of the catalogue's
     policy_function decide = [](auto const&, auto const&, auto const&) { return agentrt::allow(); };
@@ -74,7 +75,7 @@ struct world {
     agentrt::gate_options options() const {
         agentrt::gate_options o;
         o.clocks = {clock, clock};
-        o.ids = agentrt::counting_ids("run-");
+        o.ids = ids;
         return o;
     }
 
