@@ -92,6 +92,10 @@ result<session> gate::attach(std::string_view run_id) {
         run->lease = mine;
         run->updated_ms = now;
         w.append(*run, "run.resumed", {}, now);
+        // A step opened by a session that then released the run: nobody is deciding it.
+        for (auto& step : w.steps(run->id))
+            if (step.status == step_status::deciding)
+                engine::interrupt_step(w, *run, step, "left_behind", now);
         for (auto& step : w.steps(run->id))
             if (step.status == step_status::interrupted && step.resolution.empty()) {
                 plan.kind = plan_kind::settle;

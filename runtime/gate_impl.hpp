@@ -23,6 +23,9 @@ result<void> hold(run_record& run, std::string const& owner, std::int64_t lease_
 // interrupted_side_effect. The session holds the run's lease.
 result<void> settle(gate& g, session& s, step_record step);
 
+// Opens the run's next step, or ends the run at a limit (limit.exceeded, loop.detected).
+std::optional<std::uint64_t> open_next(store_writer& w, run_record& run, limits const& l, std::int64_t now);
+
 // The request as the approval hashes it, for a step under today's tool spec.
 std::string requested_hash(step_record const& step, boost::json::object const& spec, verdict const& v);
 

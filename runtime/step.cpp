@@ -101,8 +101,10 @@ struct pending_call {
     call_outcome outcome;
 };
 
+// Records the outcome, and when the run goes on opens the next step in the same transaction: one
+// commit (one sync under power_loss) between two tool starts.
 result<step_record> finish_call(gate& g, session& s, std::uint64_t index, std::uint32_t attempt, tool_entry const& tool,
-                                call_outcome const& out) {
+                                call_outcome const& out, std::optional<std::uint64_t>& next) {
     std::int64_t now = g.options().clocks.record();
     auto finished = g.storage().write([&](store_writer& w) -> result<step_record> {
         auto run = w.run(s.run_id()).value();
@@ -148,6 +150,10 @@ result<step_record> finish_call(gate& g, session& s, std::uint64_t index, std::u
             engine::interrupt_step(w, run, step, "", now);
         }
         w.put(step);
+        next.reset();
+        if (run.status == run_status::running && step.status != step_status::interrupted &&
+            run.lease.owner == s.owner())
+            next = gate_detail::open_next(w, run, g.options().limits, now);
         w.put(run);
         return step;
     });
@@ -161,12 +167,38 @@ result<step_record> finish_call(gate& g, session& s, std::uint64_t index, std::u
 
 } // namespace
 
+namespace gate_detail {
+
+std::optional<std::uint64_t> open_next(store_writer& w, run_record& run, limits const& l, std::int64_t now) {
+    if (auto stop = limit_reached(w, run, l, now)) {
+        bool loop = stop->first == run_reason::loop_detected;
+        w.append(run, loop ? "loop.detected" : "limit.exceeded", {{"limit", stop->first}, {"detail", stop->second}},
+                 now);
+        engine::finish_run(w, run, run_status::failed, stop->first, stop->second, now);
+        return std::nullopt;
+    }
+    step_record step;
+    step.run_id = run.id;
+    step.index = run.next_step++;
+    step.started_ms = now;
+    w.put(step);
+    w.append(run, "step.started", {{"step", step.index}}, now);
+    return step.index;
+}
+
+} // namespace gate_detail
+
 result<std::optional<std::uint64_t>> session::open_step() {
     if (!gate_)
         return err(errc::refused, "this session has ended");
     if (pending_)
         return err(errc::refused,
                    "step " + std::to_string(*pending_) + " is allowed and not executed: execute it first");
+    if (preopened_) {
+        // The transaction that settled the previous step already opened this one.
+        preopened_ = false;
+        return open_;
+    }
     if (open_)
         return err(errc::refused, "step " + std::to_string(*open_) + " is already open: propose its decision first");
     auto const& options = gate_->options_;
@@ -178,22 +210,9 @@ result<std::optional<std::uint64_t>> session::open_step() {
         if (auto held = gate_detail::hold(run, owner_, lease_now, options.lease_duration); !held)
             return held.error();
         run.updated_ms = now;
-        if (auto stop = limit_reached(w, run, options.limits, now)) {
-            bool loop = stop->first == run_reason::loop_detected;
-            w.append(run, loop ? "loop.detected" : "limit.exceeded", {{"limit", stop->first}, {"detail", stop->second}},
-                     now);
-            engine::finish_run(w, run, run_status::failed, stop->first, stop->second, now);
-            w.put(run);
-            return std::optional<std::uint64_t>{};
-        }
-        step_record step;
-        step.run_id = run.id;
-        step.index = run.next_step++;
-        step.started_ms = now;
-        w.put(step);
-        w.append(run, "step.started", {{"step", step.index}}, now);
+        auto index = gate_detail::open_next(w, run, options.limits, now);
         w.put(run);
-        return std::optional<std::uint64_t>{step.index};
+        return index;
     });
     if (opened && *opened)
         open_ = **opened;
@@ -229,6 +248,7 @@ result<step_record> session::propose(decision const& d) {
     }
     bool allowed = answer.answer && answer.answer->outcome == outcome::allow;
     std::int64_t now = options.clocks.record(), lease_now = options.clocks.lease();
+    std::optional<std::uint64_t> next; // opened by the same transaction when the step failed
 
     auto proposed = gate_->store_->write(
         [&](store_writer& w) -> result<step_record> {
@@ -303,6 +323,9 @@ result<step_record> session::propose(decision const& d) {
                 }
             }
             w.put(step);
+            next.reset();
+            if (run.status == run_status::running && step.status == step_status::failed)
+                next = gate_detail::open_next(w, run, options.limits, now);
             w.put(run);
             return step;
         },
@@ -312,6 +335,10 @@ result<step_record> session::propose(decision const& d) {
     open_.reset();
     if (proposed->status == step_status::executing)
         pending_ = index;
+    if (next) {
+        open_ = next;
+        preopened_ = true;
+    }
     return proposed;
 }
 
@@ -411,7 +438,13 @@ result<step_record> session::execute() {
             gate_->impl_->late.push_back(std::move(worker));
         }
     }
-    return finish_call(*gate_, *this, index, step.attempt, *tool, out);
+    std::optional<std::uint64_t> next;
+    auto finished = finish_call(*gate_, *this, index, step.attempt, *tool, out, next);
+    if (finished && next) {
+        open_ = next;
+        preopened_ = true;
+    }
+    return finished;
 }
 
 } // namespace agentrt

@@ -28,7 +28,26 @@ TEST_CASE("a tool step runs once and records its events in order") {
     CHECK(step.policy->identity == "test-policy/1");
     CHECK(step.policy->outcome == "allow");
     CHECK(event_types(s, "run-1") == strings{"run.created", "run.started", "step.started", "step.decided",
-                                             "step.policy", "step.tool_started", "step.tool_finished"});
+                                             "step.policy", "step.tool_started", "step.tool_finished",
+                                             "step.started"}); // the next step opens with the finish
+}
+
+TEST_CASE("a tool step costs two commits and three syncs under power_loss") {
+    world w;
+    auto s = w.open();
+    agentrt::gate g(s, w.table, w.policy, w.options());
+    auto session = g.begin("goal").value();
+    (void)session.open_step().value();
+    for (int i = 0; i < 2; ++i) {
+        auto before = s.stats();
+        (void)session.propose(decision::call("lookup_order", R"({"order_id":"ord-)" + std::to_string(i) + "\"}"))
+            .value();
+        (void)session.execute().value();
+        REQUIRE(session.open_step().value());
+        auto after = s.stats();
+        CHECK(after.commits - before.commits == 2);
+        CHECK(after.syncs - before.syncs == 3); // the start: data + flush; the finish with the next start: data
+    }
 }
 
 TEST_CASE("a decision is recorded verbatim before validation, unusable JSON kept as text") {
@@ -287,7 +306,7 @@ TEST_CASE("gate misuse is refused and changes nothing") {
     REQUIRE_FALSE(twice);
     CHECK(twice.error().code == agentrt::errc::refused);
     CHECK(w.calls["lookup_order"] == 1);
-    CHECK(event_types(s, "run-1").size() == events + 4);
+    CHECK(event_types(s, "run-1").size() == events + 5); // decided, policy, started, finished, next started
 }
 
 TEST_CASE("a complete decision ends the run goal_completed; a fail decision ends it agent_failed") {

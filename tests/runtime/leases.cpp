@@ -254,3 +254,21 @@ TEST_CASE("two concurrent resumes execute once") {
     CHECK(agentrt::read_run(s, "run-1").value().run.status == run_status::completed);
     CHECK(agentrt::check_invariants(s).ok());
 }
+
+TEST_CASE("a step opened before its session released the run is left behind on attach") {
+    world w;
+    auto s = w.open();
+    agentrt::gate g(s, w.table, w.policy, w.options());
+    {
+        auto session = g.begin("goal").value();
+        (void)session.open_step().value();
+        (void)session.propose(decision::call("lookup_order", lookup_args)).value();
+        (void)session.execute().value(); // also opened step 1
+        REQUIRE(session.release());
+    }
+    auto session = g.attach("run-1").value();
+    auto step = agentrt::read_run(s, "run-1").value().steps.at(1);
+    CHECK(step.status == step_status::interrupted);
+    CHECK(step.resolution == "left_behind");
+    CHECK(session.open_step().value() == std::optional<std::uint64_t>(2));
+}

@@ -69,6 +69,8 @@ public:
     run_record run() const;
 
     // Claims the next step (step.started). Empty when the run is not running or a limit ended it.
+    // After a step settles and the run goes on, its commit has already opened the next step (one
+    // commit fewer per step); open_step then returns that step.
     result<std::optional<std::uint64_t>> open_step();
     // Records the decision verbatim, validates it and asks the policy. An allowed tool call comes
     // back `executing`, its start durable; anything else comes back settled.
@@ -93,6 +95,7 @@ private:
     std::string owner_;
     std::optional<std::uint64_t> open_;    // the step opened and not yet decided
     std::optional<std::uint64_t> pending_; // the step allowed and not yet executed
+    bool preopened_ = false;               // open_ was opened by the commit that settled the step before
 };
 
 class gate {
