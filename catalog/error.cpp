@@ -18,6 +18,16 @@ char const* to_string(errc code) noexcept {
         return "refused";
     case errc::tool_failed:
         return "tool_failed";
+    case errc::not_found:
+        return "not_found";
+    case errc::conflict:
+        return "conflict";
+    case errc::lease_held:
+        return "lease_held";
+    case errc::too_large:
+        return "too_large";
+    case errc::store_failed:
+        return "store_failed";
     }
     return "unknown";
 }

@@ -23,6 +23,11 @@ enum class errc {
     invalid_schema,    // a schema known only at run time uses what agentrt cannot check
     refused,           // an operation refused because of state
     tool_failed,       // a tool reported an error of its own
+    not_found,         // a run, step, approval or store that does not exist
+    conflict,          // a compare-and-set lost a race: the state changed under the caller
+    lease_held,        // a run is held by a live driver
+    too_large,         // an input beyond a documented bound
+    store_failed,      // the store cannot be opened or used as asked (permissions, version, storage)
 };
 
 char const* to_string(errc code) noexcept;

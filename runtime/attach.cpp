@@ -1,0 +1,239 @@
+// gate::attach: lease takeover, settling interrupted steps, and resuming a granted approval.
+#include <agentrt/runtime/gate.hpp>
+
+#include "engine.hpp"
+#include "errors.hpp"
+#include "gate_impl.hpp"
+
+#include <agentrt/catalog/canonical_json.hpp>
+#include <agentrt/catalog/json_reader.hpp>
+
+#include <unistd.h>
+
+namespace agentrt {
+namespace {
+
+enum class plan_kind { running, settle, grant };
+
+struct attach_plan {
+    plan_kind kind = plan_kind::running;
+    step_record step;         // settle, grant
+    approval_record approval; // grant
+};
+
+std::string format_holder(lease_record const& lease) {
+    return lease.owner + " until " + std::to_string(lease.expiry_ms) + " (lease clock)";
+}
+
+// The step a waiting run waits on: awaiting its approval, or interrupted and settled by one.
+std::optional<step_record> waiting_step(store_reader const& r, std::string_view run_id) {
+    std::optional<step_record> found;
+    for (auto& s : r.steps(run_id))
+        if (s.status == step_status::awaiting_approval ||
+            (s.status == step_status::interrupted && s.resolution == "approval"))
+            found = std::move(s);
+    return found;
+}
+
+} // namespace
+
+result<session> gate::attach(std::string_view run_id) {
+    std::string owner = engine::host_name() + "/" + std::to_string(::getpid()) + "/" + random_id();
+    std::int64_t now = options_.clocks.record(), lease_now = options_.clocks.lease();
+    lease_record mine{owner, engine::host_name(), ::getpid(), lease_now + options_.lease_duration.count()};
+
+    auto planned = store_->write([&](store_writer& w) -> result<attach_plan> {
+        auto run = w.run(run_id);
+        if (!run)
+            return err(errc::not_found, "no run " + std::string(run_id) + " in store " + store_->path().string());
+        if (is_terminal(run->status))
+            return err(errc::refused, "run " + run->id + " is already " + std::string(to_string(run->status)) + " (" +
+                                          run->reason + "); nothing to resume");
+        if (!run->lease.owner.empty()) {
+            bool alive = engine::holder_alive(*store_, run->lease);
+            bool expired = lease_now >= run->lease.expiry_ms;
+            if (alive && !expired)
+                return err(errc::lease_held, "run " + run->id + " is held by " + format_holder(run->lease) +
+                                                 "; resume it after that, or stop its holder");
+            w.append(*run, "lease.taken_over", {{"why", alive ? "expired" : "holder_dead"}}, now);
+            for (auto& step : w.steps(run->id))
+                if (step.status == step_status::deciding || step.status == step_status::executing) {
+                    std::string resolution;
+                    step.interrupted_in = step.status == step_status::executing ? "executing" : "deciding";
+                    if (engine::harmless_interruption(step, *tools_))
+                        resolution = "left_behind";
+                    engine::interrupt_step(w, *run, step, resolution, now);
+                }
+            run->lease = {};
+        }
+        attach_plan plan;
+        if (run->status == run_status::waiting_for_approval) {
+            auto step = waiting_step(w, run->id);
+            auto approval = step ? engine::latest_approval(w, run->id, step->index) : std::nullopt;
+            if (!approval)
+                return err(errc::store_failed, "run " + run->id + " waits for an approval but has none pending");
+            if (approval->status == approval_status::pending) {
+                w.put(*run);
+                return err(errc::refused, "run " + run->id + " waits for approval " + approval->hash + " of step " +
+                                              std::to_string(step->index) + " (" + approval->kind + ")");
+            }
+            if (approval->status != approval_status::approved || approval->used) {
+                w.put(*run);
+                return err(errc::refused, "run " + run->id + " waits on step " + std::to_string(step->index) +
+                                              " whose latest approval is " + std::string(to_string(approval->status)) +
+                                              (approval->used ? " and used" : "") + ": nothing grants it");
+            }
+            plan.kind = plan_kind::grant;
+            plan.step = std::move(*step);
+            plan.approval = std::move(*approval);
+            w.put(*run);
+            return plan;
+        }
+        run->lease = mine;
+        run->updated_ms = now;
+        w.append(*run, "run.resumed", {}, now);
+        // A step opened by a session that then released the run: nobody is deciding it.
+        for (auto& step : w.steps(run->id))
+            if (step.status == step_status::deciding)
+                engine::interrupt_step(w, *run, step, "left_behind", now);
+        for (auto& step : w.steps(run->id))
+            if (step.status == step_status::interrupted && step.resolution.empty()) {
+                plan.kind = plan_kind::settle;
+                plan.step = step;
+            }
+        w.put(*run);
+        return plan;
+    });
+    if (!planned)
+        return planned.error();
+
+    if (planned->kind == plan_kind::grant) {
+        session s(*this, std::string(run_id), owner);
+        if (auto resumed = resume_grant(s, planned->step, planned->approval); !resumed) {
+            s.abandon();
+            return resumed.error();
+        }
+        return s;
+    }
+    session s(*this, std::string(run_id), owner);
+    if (planned->kind == plan_kind::settle)
+        if (auto settled = gate_detail::settle(*this, s, planned->step); !settled)
+            return settled.error();
+    return s;
+}
+
+result<void> gate::resume_grant(session& s, step_record const& step, approval_record const& granted) {
+    std::int64_t now = options_.clocks.record(), lease_now = options_.clocks.lease();
+    tool_entry const* tool = tools_->find(step.tool);
+    std::optional<accepted_call> call;
+    std::string invalid;
+    if (!tool) {
+        invalid = "tool " + step.tool + " is no longer in the catalogue";
+    } else {
+        auto document = read_json(step.arguments);
+        auto accepted = document ? tools_->accept(step.tool, *document) : result<accepted_call>(document.error());
+        if (accepted)
+            call = std::move(*accepted);
+        else
+            invalid = "the approved arguments no longer validate: " + accepted.error().to_string();
+    }
+    bool grant_expired = options_.grant_ttl && now > granted.decided_ms + options_.grant_ttl->count();
+    std::unique_ptr<engine::view_snapshot> snap;
+    engine::evaluation answer;
+    if (call) {
+        snap = engine::snapshot(*store_, step.run_id, step.index);
+        answer = engine::evaluate(*policy_, *tool, call->args, snap->view);
+    }
+    bool allowed = false;
+    if (answer.answer) {
+        verdict const& v = *answer.answer;
+        allowed = v.outcome == outcome::allow || (v.outcome == outcome::require_approval && !grant_expired &&
+                                                  gate_detail::requested_hash(step, tool->spec(), v) == granted.hash);
+    }
+    lease_record mine{s.owner(), engine::host_name(), ::getpid(), lease_now + options_.lease_duration.count()};
+
+    auto done = store_->write(
+        [&](store_writer& w) -> result<bool> {
+            auto run = w.run(step.run_id).value();
+            auto latest = engine::latest_approval(w, run.id, step.index);
+            if (run.status != run_status::waiting_for_approval || !latest || latest->seq != granted.seq ||
+                latest->status != approval_status::approved || latest->used)
+                return err(errc::conflict, "the grant of step " + step.id() + " was used or changed meanwhile");
+            auto current = w.step(run.id, step.index).value();
+            run.lease = mine;
+            run.status = run_status::running;
+            run.updated_ms = now;
+            w.append(run, "run.resumed", {{"step", step.index}, {"approval", granted.hash}}, now);
+            if (grant_expired) {
+                latest->status = approval_status::expired;
+                w.put(*latest);
+                w.append(run, "approval.expired", {{"step", step.index}, {"hash", granted.hash}}, now);
+            }
+            bool executing = false;
+            if (!invalid.empty() || !answer.answer) {
+                bool internal = invalid.empty();
+                current.status = step_status::failed;
+                current.error = internal ? answer.failure : invalid;
+                current.finished_ms = now;
+                w.append(run, "step.failed",
+                         {{"step", step.index}, {"reason", internal ? "internal_error" : "invalid_decision"}}, now);
+                if (internal)
+                    engine::finish_run(w, run, run_status::failed, run_reason::internal_error, answer.failure, now);
+                else
+                    ++run.failed_streak;
+            } else {
+                verdict const& v = *answer.answer;
+                current.policy = engine::policy_of(*policy_, v, *snap);
+                run.policy = policy_->identity();
+                w.append(run, "step.policy",
+                         {{"step", step.index},
+                          {"identity", policy_->identity()},
+                          {"outcome", to_string(v.outcome)},
+                          {"reason", v.reason},
+                          {"reevaluation", true},
+                          {"steps_seen", current.policy->steps_seen},
+                          {"approvals_seen", current.policy->approvals_seen}},
+                         now);
+                if (allowed) {
+                    latest->used = true;
+                    w.put(*latest);
+                    current.status = step_status::executing;
+                    ++current.attempt;
+                    current.spec_hash = tool->spec_hash();
+                    w.append(run, "step.tool_started",
+                             {{"step", step.index},
+                              {"tool", step.tool},
+                              {"attempt", current.attempt},
+                              {"approval", granted.hash}},
+                             now);
+                    executing = true;
+                } else if (v.outcome == outcome::require_approval) {
+                    current.status = step_status::awaiting_approval;
+                    run.status = run_status::waiting_for_approval;
+                    run.lease = {};
+                    w.put(current);
+                    engine::request_approval(w, run, current, tool->spec(), v, now);
+                } else {
+                    current.status = step_status::failed;
+                    current.error = v.reason;
+                    current.finished_ms = now;
+                    w.append(run, "step.failed", {{"step", step.index}, {"reason", to_string(v.outcome)}}, now);
+                    if (v.outcome == outcome::abort)
+                        engine::finish_run(w, run, run_status::failed, run_reason::policy_abort, v.reason, now);
+                    else
+                        ++run.failed_streak;
+                }
+            }
+            w.put(current);
+            w.put(run);
+            return executing;
+        },
+        allowed);
+    if (!done)
+        return done.error();
+    if (*done)
+        s.pending_ = step.index;
+    return {};
+}
+
+} // namespace agentrt

@@ -1,0 +1,77 @@
+#include <agentrt/runtime/check.hpp>
+
+#include <map>
+
+namespace agentrt {
+namespace {
+
+void check_run(store_reader const& r, run_record const& run, check_options const& options,
+               std::vector<std::string>& problems) {
+    auto name = [&](std::uint64_t step) { return "step " + run.id + "/" + std::to_string(step); };
+    std::map<std::uint64_t, int> starts, closes, grants;
+    std::map<std::string, int> starts_per_approval;
+    for (auto const& e : r.events(run.id)) {
+        auto const* step = e.data.if_contains("step");
+        if (!step || !step->is_number())
+            continue;
+        auto index = step->to_number<std::uint64_t>();
+        if (e.type == "step.tool_started") {
+            ++starts[index];
+            if (auto const* a = e.data.if_contains("approval"); a && a->is_string()) {
+                ++grants[index];
+                ++starts_per_approval[std::string(a->get_string())];
+            }
+        } else if (e.type == "step.tool_finished") {
+            if (auto const* late = e.data.if_contains("late"); !late || !late->is_bool() || !late->get_bool())
+                ++closes[index];
+        } else if (e.type == "step.interrupted" || (e.type == "step.failed" && starts[index] > closes[index])) {
+            ++closes[index];
+        }
+    }
+    for (auto const& [index, n] : starts) {
+        if (n > 1 + grants[index])
+            problems.push_back(name(index) + " started its tool " + std::to_string(n) + " times with " +
+                               std::to_string(grants[index]) + " grants");
+        bool open = closes[index] < n;
+        auto step = r.step(run.id, index);
+        bool in_progress =
+            options.allow_in_progress && step && step->status == step_status::executing && !run.lease.owner.empty();
+        if (open && !in_progress)
+            problems.push_back(name(index) + " started its tool and no finish or interruption closes it");
+    }
+    for (auto const& [hash, n] : starts_per_approval)
+        if (n > 1)
+            problems.push_back("approval " + hash + " of run " + run.id + " granted " + std::to_string(n) + " starts");
+    for (auto const& step : r.steps(run.id)) {
+        bool live = step.status == step_status::deciding || step.status == step_status::executing;
+        if (live && !(options.allow_in_progress && run.status == run_status::running && !run.lease.owner.empty()))
+            problems.push_back(name(step.index) + " is left " + std::string(to_string(step.status)));
+    }
+    if (!run.lease.owner.empty() && (run.status != run_status::running || !options.allow_in_progress))
+        problems.push_back("run " + run.id + " (" + std::string(to_string(run.status)) + ") has its lease held by " +
+                           run.lease.owner);
+    if (is_terminal(run.status) && run.reason.empty())
+        problems.push_back("run " + run.id + " ended without a reason");
+    if (run.status == run_status::waiting_for_approval) {
+        bool waits = false;
+        for (auto const& a : r.approvals(run.id))
+            waits = waits || a.status == approval_status::pending || (a.status == approval_status::approved && !a.used);
+        if (!waits)
+            problems.push_back("run " + run.id + " waits for approval but no approval is pending or granted");
+    }
+}
+
+} // namespace
+
+check_report check_invariants(store const& s, check_options const& options) {
+    return s.read([&](store_reader const& r) {
+        check_report report;
+        for (auto const& run : r.runs({}, SIZE_MAX)) {
+            ++report.runs_checked;
+            check_run(r, run, options, report.problems);
+        }
+        return report;
+    });
+}
+
+} // namespace agentrt

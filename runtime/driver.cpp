@@ -1,0 +1,65 @@
+#include <agentrt/runtime/driver.hpp>
+
+#include <stdexcept>
+
+namespace agentrt {
+
+decision scripted_agent::decide(agent_view const& view) {
+    ++calls_;
+    if (view.step_index >= script_.size())
+        throw std::out_of_range("scripted agent has no decision for step " + std::to_string(view.step_index) +
+                                " of run " + view.run.id + ": its script has " + std::to_string(script_.size()) +
+                                " decisions");
+    return script_[view.step_index];
+}
+
+result<run_record> driver::start(std::string goal, std::string run_id) {
+    auto s = gate_.begin(std::move(goal), std::move(run_id));
+    if (!s)
+        return s.error();
+    return drive(*s);
+}
+
+result<run_record> driver::resume(std::string_view run_id) {
+    auto s = gate_.attach(run_id);
+    if (!s)
+        return s.error();
+    return drive(*s);
+}
+
+result<run_record> driver::drive(session& s) {
+    if (s.pending_execution())
+        if (auto done = s.execute(); !done)
+            return done.error();
+    for (;;) {
+        auto opened = s.open_step();
+        if (!opened)
+            return opened.error();
+        if (!*opened)
+            break;
+        auto [run, steps] = gate_.storage().read([&](store_reader const& r) {
+            return std::pair{r.run(s.run_id()).value(), r.steps(s.run_id())};
+        });
+        std::erase_if(steps, [&](step_record const& st) { return st.index >= **opened; });
+        std::optional<decision> d;
+        try {
+            d = agent_->decide(agent_view{run, steps, **opened});
+        } catch (std::exception const& x) {
+            if (auto failed = s.fail(std::string("the agent threw: ") + x.what()); !failed)
+                return failed.error();
+            break;
+        }
+        auto step = s.propose(*d);
+        if (!step)
+            return step.error();
+        if (s.pending_execution())
+            if (auto done = s.execute(); !done)
+                return done.error();
+    }
+    auto run = s.run();
+    if (run.lease.owner == s.owner())
+        (void)s.release();
+    return run;
+}
+
+} // namespace agentrt

@@ -1,0 +1,233 @@
+#include <agentrt/runtime/gate.hpp>
+
+#include "engine.hpp"
+#include "errors.hpp"
+#include "gate_impl.hpp"
+
+#include <agentrt/catalog/canonical_json.hpp>
+#include <agentrt/catalog/json_reader.hpp>
+
+#include <boost/json/parse.hpp>
+
+#include <unistd.h>
+
+namespace agentrt {
+namespace {
+
+bool valid_run_id(std::string_view id) {
+    if (id.empty() || id.size() > 128)
+        return false;
+    for (char c : id)
+        if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '-' ||
+              c == '.' || c == ':'))
+            return false;
+    return true;
+}
+
+std::string new_owner() {
+    return engine::host_name() + "/" + std::to_string(::getpid()) + "/" + random_id();
+}
+
+} // namespace
+
+namespace gate_detail {
+
+result<void> hold(run_record& run, std::string const& owner, std::int64_t lease_now, std::chrono::milliseconds span) {
+    if (run.lease.owner != owner)
+        return err(errc::conflict, "this session no longer holds run " + run.id +
+                                       (run.lease.owner.empty() ? std::string(": its lease was released")
+                                                                : ": it is now held by " + run.lease.owner));
+    if (lease_now >= run.lease.expiry_ms)
+        return err(errc::conflict, "the lease on run " + run.id + " lapsed at " + std::to_string(run.lease.expiry_ms) +
+                                       " (lease clock now " + std::to_string(lease_now) +
+                                       "): no further tool or model call; attach again");
+    run.lease.expiry_ms = lease_now + span.count();
+    return {};
+}
+
+std::string requested_hash(step_record const& step, boost::json::object const& spec, verdict const& v) {
+    approval_record a;
+    a.kind = v.kind;
+    a.capability = v.capability;
+    a.presentation = v.presentation;
+    a.request = {
+        {"run", step.run_id},
+        {"step", step.index},
+        {"tool", spec},
+        {"arguments", step.arguments.empty() ? boost::json::value(nullptr) : boost::json::parse(step.arguments)}};
+    return approval_hash(a);
+}
+
+result<void> settle(gate& g, session& s, step_record step) {
+    auto const& options = g.options();
+    tool_entry const* tool = g.tools().find(step.tool);
+    std::optional<reconciliation> answer;
+    std::string hook_failure;
+    if (options.reconcile && tool) {
+        try {
+            answer = options.reconcile(step, *tool);
+        } catch (std::exception const& x) {
+            hook_failure = std::string("reconcile hook threw: ") + x.what();
+        }
+    }
+    std::int64_t now = options.clocks.record(), lease_now = options.clocks.lease();
+    return g.storage().write([&](store_writer& w) -> result<void> {
+        auto run = w.run(s.run_id()).value();
+        if (auto held = hold(run, s.owner(), lease_now, options.lease_duration); !held)
+            return held;
+        auto current = w.step(step.run_id, step.index).value();
+        if (current.status != step_status::interrupted || !current.resolution.empty())
+            return err(errc::conflict, "step " + current.id() + " was settled meanwhile");
+        boost::json::object spec = tool ? tool->spec() : boost::json::object{{"name", step.tool}};
+        if (!hook_failure.empty()) {
+            current.resolution = "reconcile_failed";
+            w.put(current);
+            engine::finish_run(w, run, run_status::failed, run_reason::internal_error, hook_failure, now);
+        } else if (!answer || answer->answer == reconcile_answer::waiting) {
+            verdict v = answer ? answer->approval
+                               : require_approval("interrupted_side_effect",
+                                                  "a call of " + step.tool +
+                                                      " was interrupted; whether its effect happened is unknown",
+                                                  nullptr, boost::json::object{{"tool", step.tool}});
+            if (v.kind.empty())
+                v.kind = "interrupted_side_effect";
+            current.resolution = "approval";
+            w.put(current);
+            engine::request_approval(w, run, current, spec, v, now);
+            run.status = run_status::waiting_for_approval;
+            run.lease = {};
+        } else {
+            w.append(run, "step.reconciled",
+                     {{"step", current.index},
+                      {"answer", answer->answer == reconcile_answer::continue_run ? "continue"
+                                 : answer->answer == reconcile_answer::completed  ? "completed"
+                                                                                  : "conflict"}},
+                     now);
+            if (answer->answer == reconcile_answer::continue_run) {
+                current.resolution = "reconciled_continue";
+            } else if (answer->answer == reconcile_answer::completed) {
+                current.resolution = "reconciled_completed";
+                current.status = step_status::done;
+                current.observation = canonical_json(answer->observation);
+                run.failed_streak = 0;
+                if (tool && tool->terminal)
+                    engine::finish_run(w, run, run_status::completed, run_reason::goal_completed,
+                                       "terminal tool " + step.tool + " completed (reconciled)", now);
+            } else {
+                current.resolution = "reconciled_conflict";
+                engine::finish_run(w, run, run_status::failed, run_reason::reconcile_conflict, answer->message, now);
+            }
+            w.put(current);
+        }
+        run.updated_ms = now;
+        w.put(run);
+        return {};
+    });
+}
+
+} // namespace gate_detail
+
+session::session(gate& g, std::string run_id, std::string owner)
+    : gate_(&g), run_id_(std::move(run_id)), owner_(std::move(owner)) {
+    engine::add_live_owner(owner_);
+}
+
+session::session(session&& other) noexcept
+    : gate_(std::exchange(other.gate_, nullptr)), run_id_(std::move(other.run_id_)), owner_(std::move(other.owner_)),
+      open_(other.open_), pending_(other.pending_), preopened_(other.preopened_) {}
+
+session& session::operator=(session&& other) noexcept {
+    if (this != &other) {
+        if (gate_)
+            (void)release();
+        gate_ = std::exchange(other.gate_, nullptr);
+        run_id_ = std::move(other.run_id_);
+        owner_ = std::move(other.owner_);
+        open_ = other.open_;
+        pending_ = other.pending_;
+        preopened_ = other.preopened_;
+    }
+    return *this;
+}
+
+session::~session() {
+    if (!gate_)
+        return;
+    try {
+        (void)release();
+    } catch (...) {
+        // A destructor must not throw; the lease then expires by itself.
+    }
+}
+
+run_record session::run() const {
+    return gate_->store_->read([&](store_reader const& r) { return r.run(run_id_).value(); });
+}
+
+result<void> session::release() {
+    if (!gate_)
+        return err(errc::refused, "this session has ended");
+    std::int64_t now = gate_->options_.clocks.record();
+    auto released = gate_->store_->write([&](store_writer& w) {
+        auto run = w.run(run_id_);
+        if (!run || run->lease.owner != owner_)
+            return false;
+        run->lease = {};
+        run->updated_ms = now;
+        w.put(*run);
+        return true;
+    });
+    engine::remove_live_owner(owner_);
+    gate_ = nullptr;
+    if (!released)
+        return err(errc::conflict, "run " + run_id_ + " was no longer held by this session");
+    return {};
+}
+
+void session::abandon() noexcept {
+    engine::remove_live_owner(owner_);
+    gate_ = nullptr;
+}
+
+gate::gate(store& s, tool_table const& tools, evaluator const& policy, gate_options options)
+    : store_(&s), tools_(&tools), policy_(&policy), options_(std::move(options)), impl_(std::make_unique<impl>()) {}
+
+gate::~gate() {
+    std::vector<std::jthread> late;
+    {
+        std::lock_guard lock(impl_->late_mutex);
+        late = std::move(impl_->late);
+    }
+    late.clear(); // requests stop and joins each
+}
+
+result<session> gate::begin(std::string goal, std::string run_id) {
+    if (goal.size() > max_goal_bytes)
+        return err(errc::too_large, "the goal is " + std::to_string(goal.size()) + " bytes; the bound is " +
+                                        std::to_string(max_goal_bytes));
+    if (run_id.empty())
+        run_id = options_.ids();
+    if (!valid_run_id(run_id))
+        return err(errc::refused, "run id '" + run_id + "' must be 1 to 128 characters of [A-Za-z0-9_.:-]");
+    std::string owner = new_owner();
+    std::int64_t now = options_.clocks.record(), lease_now = options_.clocks.lease();
+    auto made = store_->write([&](store_writer& w) -> result<void> {
+        if (w.run(run_id))
+            return err(errc::conflict, "run " + run_id + " already exists");
+        run_record run;
+        run.id = run_id;
+        run.goal = goal;
+        run.created_ms = run.updated_ms = now;
+        run.policy = policy_->identity();
+        run.lease = {owner, engine::host_name(), ::getpid(), lease_now + options_.lease_duration.count()};
+        w.append(run, "run.created", {{"goal", goal}, {"policy", policy_->identity()}}, now);
+        w.append(run, "run.started", {}, now);
+        w.put(run);
+        return {};
+    });
+    if (!made)
+        return made.error();
+    return session(*this, run_id, owner);
+}
+
+} // namespace agentrt

@@ -1,0 +1,93 @@
+#include "lmdb.hpp"
+
+#include <agentrt/catalog/error.hpp>
+
+#include "errors.hpp"
+
+namespace agentrt::lmdb {
+
+void fail(int rc, std::string_view what) {
+    throw exception(err(errc::store_failed, "LMDB " + std::string(what) + " failed: " + mdb_strerror(rc)));
+}
+
+env::env() {
+    check(mdb_env_create(&env_), "mdb_env_create");
+}
+env::~env() {
+    if (env_)
+        mdb_env_close(env_);
+}
+
+txn::txn(MDB_env* env, bool read_only) {
+    int rc = mdb_txn_begin(env, nullptr, read_only ? MDB_RDONLY : 0, &txn_);
+    if (rc == MDB_MAP_RESIZED) {
+        // Another process grew the map: adopt its size and begin again.
+        check(mdb_env_set_mapsize(env, 0), "mdb_env_set_mapsize");
+        rc = mdb_txn_begin(env, nullptr, read_only ? MDB_RDONLY : 0, &txn_);
+    }
+    check(rc, "mdb_txn_begin");
+}
+txn::~txn() {
+    abort();
+}
+void txn::commit() {
+    MDB_txn* t = txn_;
+    txn_ = nullptr;
+    check(mdb_txn_commit(t), "mdb_txn_commit");
+}
+void txn::abort() noexcept {
+    if (txn_)
+        mdb_txn_abort(txn_);
+    txn_ = nullptr;
+}
+
+cursor::cursor(MDB_txn* t, MDB_dbi dbi) {
+    check(mdb_cursor_open(t, dbi, &cursor_), "mdb_cursor_open");
+}
+cursor::~cursor() {
+    mdb_cursor_close(cursor_);
+}
+bool cursor::step(MDB_val& k, MDB_val& v, MDB_cursor_op op) {
+    int rc = mdb_cursor_get(cursor_, &k, &v, op);
+    if (rc == MDB_NOTFOUND)
+        return false;
+    check(rc, "mdb_cursor_get");
+    return true;
+}
+bool cursor::seek(std::string_view key, MDB_val& k, MDB_val& v) {
+    k = val(key);
+    return step(k, v, MDB_SET_RANGE);
+}
+bool cursor::next(MDB_val& k, MDB_val& v) {
+    return step(k, v, MDB_NEXT);
+}
+bool cursor::prev(MDB_val& k, MDB_val& v) {
+    return step(k, v, MDB_PREV);
+}
+bool cursor::last(MDB_val& k, MDB_val& v) {
+    return step(k, v, MDB_LAST);
+}
+
+bool get(MDB_txn* t, MDB_dbi dbi, std::string_view key, std::string& out) {
+    MDB_val k = val(key), v{};
+    int rc = mdb_get(t, dbi, &k, &v);
+    if (rc == MDB_NOTFOUND)
+        return false;
+    check(rc, "mdb_get");
+    out.assign(view(v));
+    return true;
+}
+
+void put(MDB_txn* t, MDB_dbi dbi, std::string_view key, std::string_view value) {
+    MDB_val k = val(key), v = val(value);
+    check(mdb_put(t, dbi, &k, &v, 0), "mdb_put");
+}
+
+std::string big_endian(std::uint64_t n) {
+    std::string out(8, '\0');
+    for (int i = 7; i >= 0; --i, n >>= 8)
+        out[static_cast<std::size_t>(i)] = static_cast<char>(n & 0xff);
+    return out;
+}
+
+} // namespace agentrt::lmdb

@@ -1,0 +1,83 @@
+// A thin RAII layer over lmdb.h: only what the store needs, every return code checked.
+// (Debian's liblmdb++ double-frees when commit throws, so we keep our own.)
+#pragma once
+
+#include <lmdb.h>
+
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+
+namespace agentrt::lmdb {
+
+// A full map: the store grows it and retries the whole transaction.
+struct map_full : std::runtime_error {
+    map_full() : std::runtime_error("LMDB map full") {}
+};
+
+[[noreturn]] void fail(int rc, std::string_view what);
+inline void check(int rc, std::string_view what) {
+    if (rc == MDB_MAP_FULL)
+        throw map_full();
+    if (rc != MDB_SUCCESS)
+        fail(rc, what);
+}
+
+inline MDB_val val(std::string_view s) {
+    return MDB_val{s.size(), const_cast<char*>(s.data())};
+}
+inline std::string_view view(MDB_val const& v) {
+    return {static_cast<char const*>(v.mv_data), v.mv_size};
+}
+
+class env {
+public:
+    env();
+    ~env();
+    env(env const&) = delete;
+    env& operator=(env const&) = delete;
+    MDB_env* get() const noexcept { return env_; }
+
+private:
+    MDB_env* env_ = nullptr;
+};
+
+// Aborts unless committed; commit() frees the handle whether or not it succeeds (as LMDB does).
+class txn {
+public:
+    txn(MDB_env* env, bool read_only);
+    ~txn();
+    txn(txn const&) = delete;
+    txn& operator=(txn const&) = delete;
+    MDB_txn* get() const noexcept { return txn_; }
+    void commit();
+    void abort() noexcept;
+
+private:
+    MDB_txn* txn_ = nullptr;
+};
+
+class cursor {
+public:
+    cursor(MDB_txn* t, MDB_dbi dbi);
+    ~cursor();
+    cursor(cursor const&) = delete;
+    cursor& operator=(cursor const&) = delete;
+    // Positions at the first key >= `key`; false at the end.
+    bool seek(std::string_view key, MDB_val& k, MDB_val& v);
+    bool next(MDB_val& k, MDB_val& v);
+    bool prev(MDB_val& k, MDB_val& v);
+    bool last(MDB_val& k, MDB_val& v);
+
+private:
+    bool step(MDB_val& k, MDB_val& v, MDB_cursor_op op);
+    MDB_cursor* cursor_ = nullptr;
+};
+
+bool get(MDB_txn* t, MDB_dbi dbi, std::string_view key, std::string& out);
+void put(MDB_txn* t, MDB_dbi dbi, std::string_view key, std::string_view value);
+
+std::string big_endian(std::uint64_t n);
+
+} // namespace agentrt::lmdb

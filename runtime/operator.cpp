@@ -1,0 +1,97 @@
+#include <agentrt/runtime/operator.hpp>
+
+#include "engine.hpp"
+#include "errors.hpp"
+
+namespace agentrt {
+namespace {
+
+result<approval_record> decide(store& s, std::string_view run_id, std::uint64_t step_index, std::string_view shown,
+                               operator_options const& options, bool approving) {
+    std::int64_t now = options.clock();
+    return s.write([&](store_writer& w) -> result<approval_record> {
+        auto run = w.run(run_id);
+        if (!run)
+            return err(errc::not_found, "no run " + std::string(run_id));
+        auto a = engine::latest_approval(w, run_id, step_index);
+        std::string where = "step " + std::string(run_id) + "/" + std::to_string(step_index);
+        if (!a)
+            return err(errc::not_found, where + " has no approval");
+        if (approval_hash(*a) != a->hash)
+            return err(errc::refused, "the stored approval of " + where +
+                                          " no longer matches its hash: it was altered outside agentrt; refusing");
+        if (a->hash != shown)
+            return err(errc::refused, "the approval shown (" + std::string(shown) + ") is not the latest approval of " +
+                                          where + " (" + a->hash + "): show the current one and decide again");
+        if (a->status != approval_status::pending)
+            return err(errc::conflict, "the approval of " + where + " is already " + std::string(to_string(a->status)));
+        if (run->status != run_status::waiting_for_approval)
+            return err(errc::conflict, "run " + run->id + " is " + std::string(to_string(run->status)) +
+                                           ", not waiting for an approval");
+        if (options.approval_ttl && now > a->requested_ms + options.approval_ttl->count()) {
+            a->status = approval_status::expired;
+            w.put(*a);
+            w.append(*run, "approval.expired", {{"step", step_index}, {"hash", a->hash}}, now);
+            w.put(*run);
+            return err(errc::refused, "the approval of " + where + " expired before it was decided");
+        }
+        a->status = approving ? approval_status::approved : approval_status::rejected;
+        a->decided_ms = now;
+        a->decided_by = options.who;
+        w.put(*a);
+        w.append(*run, "approval.decided",
+                 {{"step", step_index},
+                  {"hash", a->hash},
+                  {"decision", approving ? "approved" : "rejected"},
+                  {"by", options.who}},
+                 now);
+        if (!approving) {
+            auto step = w.step(run_id, step_index).value();
+            if (step.status == step_status::awaiting_approval) {
+                step.status = step_status::failed;
+                step.error = "the approval was rejected by " + options.who;
+                step.finished_ms = now;
+                w.put(step);
+                w.append(*run, "step.failed", {{"step", step_index}, {"reason", "approval_rejected"}}, now);
+            }
+            engine::finish_run(w, *run, run_status::failed, run_reason::approval_rejected,
+                               "approval of step " + std::to_string(step_index) + " rejected by " + options.who, now);
+        }
+        run->updated_ms = now;
+        w.put(*run);
+        return *a;
+    });
+}
+
+} // namespace
+
+result<approval_record> approve(store& s, std::string_view run_id, std::uint64_t step_index,
+                                std::string_view shown_hash, operator_options const& options) {
+    return decide(s, run_id, step_index, shown_hash, options, true);
+}
+
+result<approval_record> reject(store& s, std::string_view run_id, std::uint64_t step_index, std::string_view shown_hash,
+                               operator_options const& options) {
+    return decide(s, run_id, step_index, shown_hash, options, false);
+}
+
+result<run_record> cancel(store& s, std::string_view run_id, std::string reason, operator_options const& options) {
+    std::int64_t now = options.clock();
+    return s.write([&](store_writer& w) -> result<run_record> {
+        auto run = w.run(run_id);
+        if (!run)
+            return err(errc::not_found, "no run " + std::string(run_id));
+        if (is_terminal(run->status))
+            return err(errc::conflict, "run " + run->id + " is already " + std::string(to_string(run->status)));
+        for (auto& step : w.steps(run_id))
+            if (step.status == step_status::deciding || step.status == step_status::executing ||
+                step.status == step_status::awaiting_approval)
+                engine::interrupt_step(w, *run, step, "cancelled", now);
+        engine::finish_run(w, *run, run_status::cancelled, run_reason::operator_cancelled,
+                           reason + " (" + options.who + ")", now);
+        w.put(*run);
+        return *run;
+    });
+}
+
+} // namespace agentrt

@@ -1,0 +1,73 @@
+#include <agentrt/runtime/reads.hpp>
+
+#include "engine.hpp"
+#include "errors.hpp"
+
+namespace agentrt {
+
+std::vector<run_record> list_runs(store const& s, std::string_view before, std::size_t limit) {
+    return s.read([&](store_reader const& r) { return r.runs(before, limit); });
+}
+
+result<run_details> read_run(store const& s, std::string_view run_id) {
+    return s.read([&](store_reader const& r) -> result<run_details> {
+        auto run = r.run(run_id);
+        if (!run)
+            return err(errc::not_found, "no run " + std::string(run_id));
+        return run_details{std::move(*run), r.steps(run_id), r.approvals(run_id)};
+    });
+}
+
+result<std::vector<event_record>> read_events(store const& s, std::string_view run_id) {
+    return s.read([&](store_reader const& r) -> result<std::vector<event_record>> {
+        if (!r.run(run_id))
+            return err(errc::not_found, "no run " + std::string(run_id));
+        return r.events(run_id);
+    });
+}
+
+std::vector<approval_record> pending_approvals(store const& s) {
+    return s.read([&](store_reader const& r) {
+        std::vector<approval_record> out;
+        for (auto const& run : r.runs({}, SIZE_MAX)) {
+            if (run.status != run_status::waiting_for_approval)
+                continue;
+            for (auto const& step : r.steps(run.id))
+                if (auto a = engine::latest_approval(r, run.id, step.index); a && a->status == approval_status::pending)
+                    out.push_back(std::move(*a));
+        }
+        return out;
+    });
+}
+
+std::vector<std::string> ready_runs(store const& s, std::int64_t lease_now_ms) {
+    return s.read([&](store_reader const& r) {
+        std::vector<std::string> out;
+        for (auto const& run : r.runs({}, SIZE_MAX)) {
+            if (run.status == run_status::running) {
+                if (run.lease.owner.empty() || lease_now_ms >= run.lease.expiry_ms ||
+                    !engine::holder_alive(s, run.lease))
+                    out.push_back(run.id);
+            } else if (run.status == run_status::waiting_for_approval) {
+                for (auto const& step : r.steps(run.id))
+                    if (auto a = engine::latest_approval(r, run.id, step.index);
+                        a && a->status == approval_status::approved && !a->used) {
+                        out.push_back(run.id);
+                        break;
+                    }
+            }
+        }
+        return out;
+    });
+}
+
+std::string capped(std::string_view text, std::size_t max_bytes) {
+    if (text.size() <= max_bytes)
+        return std::string(text);
+    std::size_t cut = max_bytes;
+    while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0) == 0x80)
+        --cut;
+    return std::string(text.substr(0, cut)) + " \xE2\x80\xA6 (" + std::to_string(text.size()) + " bytes)";
+}
+
+} // namespace agentrt

@@ -1,0 +1,450 @@
+// The step machine of a session: open a step, propose a decision, execute the allowed call once.
+#include <agentrt/runtime/gate.hpp>
+
+#include "engine.hpp"
+#include "errors.hpp"
+#include "gate_impl.hpp"
+
+#include <agentrt/catalog/canonical_json.hpp>
+#include <agentrt/catalog/json_reader.hpp>
+
+#include <boost/json/serialize.hpp>
+
+#include <condition_variable>
+
+namespace agentrt {
+namespace {
+
+// Why a run must stop before its next step, if it must.
+std::optional<std::pair<std::string_view, std::string>> limit_reached(store_reader const& r, run_record const& run,
+                                                                      limits const& l, std::int64_t now) {
+    if (run.next_step >= l.max_steps)
+        return std::pair{run_reason::limit_steps, "the run took its " + std::to_string(l.max_steps) + " steps"};
+    if (run.failed_streak >= l.max_failed_streak)
+        return std::pair{run_reason::limit_failures, std::to_string(run.failed_streak) + " consecutive steps failed"};
+    if (l.max_elapsed && now - run.created_ms >= l.max_elapsed->count())
+        return std::pair{run_reason::limit_elapsed,
+                         "the run is older than " + std::to_string(l.max_elapsed->count()) + " ms"};
+    if (l.loop_threshold > 0 && run.next_step >= l.loop_threshold) {
+        std::optional<step_record> first;
+        bool loop = true;
+        for (std::uint64_t i = run.next_step - l.loop_threshold; i < run.next_step && loop; ++i) {
+            auto s = r.step(run.id, i);
+            loop = s && s->status == step_status::done && s->kind == decision_kind::tool_call &&
+                   (!first || (s->tool == first->tool && s->arguments == first->arguments &&
+                               s->observation == first->observation));
+            if (loop && !first)
+                first = s;
+        }
+        if (loop)
+            return std::pair{run_reason::loop_detected, "the same call of " + first->tool +
+                                                            " returned the same result " +
+                                                            std::to_string(l.loop_threshold) + " times in a row"};
+    }
+    return std::nullopt;
+}
+
+// The outcome of one tool call, as it came back.
+struct call_outcome {
+    enum { ok, failed, timed_out } kind = failed;
+    std::string observation; // canonical JSON, or the bytes of an unusable result
+    std::string summary;
+    std::string error;
+};
+
+call_outcome call_tool(tool_entry const& tool, arguments const& args, call_context const& context) {
+    call_outcome out;
+    try {
+        tool_result r = tool.call(args, context);
+        if (!r) {
+            out.error = r.error().to_string();
+            out.observation = canonical_json(boost::json::object{{"error", out.error}});
+        } else if (!engine::usable_json(r->content)) {
+            out.error = "the tool returned a result that is not usable JSON (a non-finite number)";
+            out.observation = boost::json::serialize(r->content);
+        } else {
+            out.kind = call_outcome::ok;
+            out.observation = canonical_json(r->content);
+            out.summary = r->summary;
+        }
+    } catch (std::exception const& x) {
+        out.error = std::string("the tool threw: ") + x.what();
+        out.observation = canonical_json(boost::json::object{{"error", out.error}});
+    } catch (...) {
+        out.error = "the tool threw a non-standard exception";
+        out.observation = canonical_json(boost::json::object{{"error", out.error}});
+    }
+    return out;
+}
+
+// Appends an outcome that arrived after its step stopped waiting for it (timeout, takeover, cancel).
+void record_late(store& s, std::string const& run_id, std::uint64_t index, std::uint32_t attempt,
+                 call_outcome const& out, std::int64_t now) {
+    s.write([&](store_writer& w) {
+        auto run = w.run(run_id);
+        auto step = w.step(run_id, index);
+        if (!run || !step)
+            return;
+        step->late_observation = out.observation;
+        w.put(*step);
+        w.append(*run, "step.tool_finished",
+                 {{"step", index}, {"attempt", attempt}, {"ok", out.kind == call_outcome::ok}, {"late", true}}, now);
+        w.put(*run);
+    });
+}
+
+struct pending_call {
+    std::mutex mutex;
+    std::condition_variable finished;
+    bool done = false;
+    bool abandoned = false;
+    call_outcome outcome;
+};
+
+// Records the outcome, and when the run goes on opens the next step in the same transaction: one
+// commit (one sync under power_loss) between two tool starts.
+result<step_record> finish_call(gate& g, session& s, std::uint64_t index, std::uint32_t attempt, tool_entry const& tool,
+                                call_outcome const& out, std::optional<std::uint64_t>& next) {
+    std::int64_t now = g.options().clocks.record();
+    auto finished = g.storage().write([&](store_writer& w) -> result<step_record> {
+        auto run = w.run(s.run_id()).value();
+        auto step = w.step(s.run_id(), index).value();
+        if (step.status != step_status::executing || step.attempt != attempt) {
+            // The step was interrupted meanwhile (takeover, cancel): the outcome is appended, marked late.
+            step.late_observation = out.observation;
+            w.put(step);
+            w.append(run, "step.tool_finished",
+                     {{"step", index}, {"attempt", attempt}, {"ok", out.kind == call_outcome::ok}, {"late", true}},
+                     now);
+            w.put(run);
+            return step;
+        }
+        run.updated_ms = now;
+        step.finished_ms = now;
+        if (out.kind == call_outcome::ok) {
+            step.status = step_status::done;
+            step.observation = out.observation;
+            run.failed_streak = 0;
+            w.append(
+                run, "step.tool_finished",
+                {{"step", index}, {"attempt", attempt}, {"ok", true}, {"observation", sha256_hex(out.observation)}},
+                now);
+            if (tool.terminal)
+                engine::finish_run(w, run, run_status::completed, run_reason::goal_completed,
+                                   "terminal tool " + tool.name + " succeeded", now);
+        } else if (out.kind == call_outcome::failed) {
+            step.status = step_status::failed;
+            step.observation = out.observation;
+            step.error = out.error;
+            ++run.failed_streak;
+            w.append(run, "step.tool_finished", {{"step", index}, {"attempt", attempt}, {"ok", false}}, now);
+            w.append(run, "step.failed", {{"step", index}, {"reason", "tool_error"}, {"error", out.error}}, now);
+        } else if (tool.effect == side_effect::read_only) {
+            step.status = step_status::failed;
+            step.error = out.error;
+            ++run.failed_streak;
+            w.append(run, "step.failed", {{"step", index}, {"reason", "timeout"}, {"error", out.error}}, now);
+        } else {
+            // A thread cannot be killed: the effect of an overrun call may still happen.
+            step.error = out.error;
+            engine::interrupt_step(w, run, step, "", now);
+        }
+        w.put(step);
+        next.reset();
+        if (run.status == run_status::running && step.status != step_status::interrupted &&
+            run.lease.owner == s.owner())
+            next = gate_detail::open_next(w, run, g.options().limits, now);
+        w.put(run);
+        return step;
+    });
+    if (finished && finished->status == step_status::interrupted && finished->resolution.empty()) {
+        if (auto settled = gate_detail::settle(g, s, *finished); !settled)
+            return settled.error();
+        return g.storage().read([&](store_reader const& r) { return r.step(s.run_id(), index).value(); });
+    }
+    return finished;
+}
+
+} // namespace
+
+namespace gate_detail {
+
+std::optional<std::uint64_t> open_next(store_writer& w, run_record& run, limits const& l, std::int64_t now) {
+    if (auto stop = limit_reached(w, run, l, now)) {
+        bool loop = stop->first == run_reason::loop_detected;
+        w.append(run, loop ? "loop.detected" : "limit.exceeded", {{"limit", stop->first}, {"detail", stop->second}},
+                 now);
+        engine::finish_run(w, run, run_status::failed, stop->first, stop->second, now);
+        return std::nullopt;
+    }
+    step_record step;
+    step.run_id = run.id;
+    step.index = run.next_step++;
+    step.started_ms = now;
+    w.put(step);
+    w.append(run, "step.started", {{"step", step.index}}, now);
+    return step.index;
+}
+
+} // namespace gate_detail
+
+result<std::optional<std::uint64_t>> session::open_step() {
+    if (!gate_)
+        return err(errc::refused, "this session has ended");
+    if (pending_)
+        return err(errc::refused,
+                   "step " + std::to_string(*pending_) + " is allowed and not executed: execute it first");
+    if (preopened_) {
+        // The transaction that settled the previous step already opened this one.
+        preopened_ = false;
+        return open_;
+    }
+    if (open_)
+        return err(errc::refused, "step " + std::to_string(*open_) + " is already open: propose its decision first");
+    auto const& options = gate_->options_;
+    std::int64_t now = options.clocks.record(), lease_now = options.clocks.lease();
+    auto opened = gate_->store_->write([&](store_writer& w) -> result<std::optional<std::uint64_t>> {
+        auto run = w.run(run_id_).value();
+        if (run.status != run_status::running)
+            return std::optional<std::uint64_t>{};
+        if (auto held = gate_detail::hold(run, owner_, lease_now, options.lease_duration); !held)
+            return held.error();
+        run.updated_ms = now;
+        auto index = gate_detail::open_next(w, run, options.limits, now);
+        w.put(run);
+        return index;
+    });
+    if (opened && *opened)
+        open_ = **opened;
+    return opened;
+}
+
+result<step_record> session::propose(decision const& d) {
+    if (!gate_)
+        return err(errc::refused, "this session has ended");
+    if (!open_)
+        return err(errc::refused, "no step is open on run " + run_id_ + ": call open_step first");
+    if (d.size() > max_decision_bytes)
+        return err(errc::too_large, "the decision is " + std::to_string(d.size()) + " bytes; the bound is " +
+                                        std::to_string(max_decision_bytes));
+    auto const& options = gate_->options_;
+    evaluator const& policy = *gate_->policy_;
+    std::uint64_t index = *open_;
+    tool_entry const* tool = nullptr;
+    std::optional<accepted_call> call;
+    std::optional<error> invalid;
+    std::unique_ptr<engine::view_snapshot> snap;
+    engine::evaluation answer;
+    if (d.kind == decision_kind::tool_call) {
+        auto accepted = gate_->tools_->accept(d.tool, d.arguments);
+        if (accepted) {
+            call = std::move(*accepted);
+            tool = &gate_->tools_->at(call->index);
+            snap = engine::snapshot(*gate_->store_, run_id_, index);
+            answer = engine::evaluate(policy, *tool, call->args, snap->view);
+        } else {
+            invalid = accepted.error();
+        }
+    }
+    bool allowed = answer.answer && answer.answer->outcome == outcome::allow;
+    std::int64_t now = options.clocks.record(), lease_now = options.clocks.lease();
+    std::optional<std::uint64_t> next; // opened by the same transaction when the step failed
+
+    auto proposed = gate_->store_->write(
+        [&](store_writer& w) -> result<step_record> {
+            auto run = w.run(run_id_).value();
+            if (auto held = gate_detail::hold(run, owner_, lease_now, options.lease_duration); !held)
+                return held.error();
+            auto step = w.step(run_id_, index).value();
+            if (step.status != step_status::deciding)
+                return err(errc::conflict, "step " + step.id() + " is " + std::string(to_string(step.status)) +
+                                               ", not deciding: it was interrupted meanwhile");
+            run.updated_ms = now;
+            step.decision = d.to_text();
+            step.kind = d.kind;
+            step.tool = d.tool;
+            step.arguments = d.arguments;
+            step.ignored_calls = d.ignored_calls;
+            w.append(run, "step.decided", {{"step", index}, {"decision", step.decision}}, now);
+            auto fail_step = [&](std::string reason, std::string message, std::string observation) {
+                step.status = step_status::failed;
+                step.error = std::move(message);
+                step.observation = std::move(observation);
+                step.finished_ms = now;
+                w.append(run, "step.failed", {{"step", index}, {"reason", reason}, {"error", step.error}}, now);
+            };
+            if (d.kind == decision_kind::complete) {
+                step.status = step_status::done;
+                step.observation = json_string_literal(d.summary);
+                step.finished_ms = now;
+                engine::finish_run(w, run, run_status::completed, run_reason::goal_completed, d.summary, now);
+            } else if (d.kind == decision_kind::fail) {
+                fail_step("agent_failed", d.summary, json_string_literal(d.summary));
+                engine::finish_run(w, run, run_status::failed, run_reason::agent_failed, d.summary, now);
+            } else if (invalid) {
+                fail_step("invalid_decision", invalid->to_string(),
+                          canonical_json(boost::json::object{{"invalid_decision", invalid->to_string()}}));
+                ++run.failed_streak;
+            } else if (!answer.answer) {
+                step.arguments = canonical_json(call->args.json());
+                fail_step("internal_error", answer.failure, "");
+                engine::finish_run(w, run, run_status::failed, run_reason::internal_error, answer.failure, now);
+            } else {
+                verdict const& v = *answer.answer;
+                step.arguments = canonical_json(call->args.json());
+                step.spec_hash = tool->spec_hash();
+                w.put_tool_spec(step.spec_hash, canonical_json(tool->spec()));
+                step.policy = engine::policy_of(policy, v, *snap);
+                run.policy = policy.identity();
+                w.append(run, "step.policy",
+                         {{"step", index},
+                          {"identity", policy.identity()},
+                          {"outcome", to_string(v.outcome)},
+                          {"reason", v.reason},
+                          {"steps_seen", step.policy->steps_seen},
+                          {"approvals_seen", step.policy->approvals_seen}},
+                         now);
+                if (v.outcome == outcome::allow) {
+                    step.status = step_status::executing;
+                    step.attempt = 1;
+                    w.append(run, "step.tool_started", {{"step", index}, {"tool", step.tool}, {"attempt", 1}}, now);
+                } else if (v.outcome == outcome::deny) {
+                    fail_step("denied", v.reason, canonical_json(boost::json::object{{"denied", v.reason}}));
+                    ++run.failed_streak;
+                } else if (v.outcome == outcome::abort) {
+                    fail_step("policy_abort", v.reason, "");
+                    engine::finish_run(w, run, run_status::failed, run_reason::policy_abort, v.reason, now);
+                } else {
+                    step.status = step_status::awaiting_approval;
+                    w.put(step);
+                    engine::request_approval(w, run, step, tool->spec(), v, now);
+                    run.status = run_status::waiting_for_approval;
+                    run.lease = {};
+                }
+            }
+            w.put(step);
+            next.reset();
+            if (run.status == run_status::running && step.status == step_status::failed)
+                next = gate_detail::open_next(w, run, options.limits, now);
+            w.put(run);
+            return step;
+        },
+        allowed); // the start of a tool is on disk before the tool is called
+    if (!proposed)
+        return proposed;
+    open_.reset();
+    if (proposed->status == step_status::executing)
+        pending_ = index;
+    if (next) {
+        open_ = next;
+        preopened_ = true;
+    }
+    return proposed;
+}
+
+result<void> session::fail(std::string message) {
+    if (!gate_)
+        return err(errc::refused, "this session has ended");
+    auto const& options = gate_->options_;
+    std::int64_t now = options.clocks.record(), lease_now = options.clocks.lease();
+    auto failed = gate_->store_->write([&](store_writer& w) -> result<void> {
+        auto run = w.run(run_id_).value();
+        if (auto held = gate_detail::hold(run, owner_, lease_now, options.lease_duration); !held)
+            return held;
+        if (open_) {
+            auto step = w.step(run_id_, *open_).value();
+            step.status = step_status::failed;
+            step.error = message;
+            step.finished_ms = now;
+            w.put(step);
+            w.append(run, "step.failed", {{"step", step.index}, {"reason", "internal_error"}, {"error", message}}, now);
+        }
+        engine::finish_run(w, run, run_status::failed, run_reason::internal_error, message, now);
+        w.put(run);
+        return {};
+    });
+    open_.reset();
+    pending_.reset();
+    return failed;
+}
+
+result<step_record> session::execute() {
+    if (!gate_)
+        return err(errc::refused, "this session has ended");
+    if (!pending_)
+        return err(errc::refused, "no allowed request to execute on run " + run_id_ +
+                                      ": propose an allowed tool call first (each runs once)");
+    auto const& options = gate_->options_;
+    store& st = *gate_->store_;
+    std::uint64_t index = *pending_;
+    pending_.reset();
+    std::int64_t lease_now = options.clocks.lease();
+    auto [run, step] = st.read([&](store_reader const& r) {
+        return std::pair{r.run(run_id_).value(), r.step(run_id_, index).value()};
+    });
+    if (auto held = gate_detail::hold(run, owner_, lease_now, options.lease_duration); !held)
+        return held.error(); // a lapsed lease starts no side effect
+    if (step.status != step_status::executing)
+        return err(errc::conflict, "step " + step.id() + " is no longer executing");
+    tool_entry const* tool = gate_->tools_->find(step.tool);
+    auto document = read_json(step.arguments);
+    auto accepted = tool && document ? gate_->tools_->accept(step.tool, *document)
+                                     : result<accepted_call>(err(errc::unknown_tool, "tool " + step.tool + " is gone"));
+    if (!accepted)
+        return accepted.error();
+
+    std::string step_id = step.id();
+    std::string key = sha256_hex(step_id);
+    auto call = std::make_shared<pending_call>();
+    std::stop_source stop;
+    auto run_call = [call, tool, args = accepted->args, run_id = run_id_, step_id, key, index, attempt = step.attempt,
+                     timeout = tool->timeout, token = stop.get_token(), st = &st, record = options.clocks.record] {
+        call_context context{
+            run_id,
+            step_id,
+            index,
+            attempt,
+            key,
+            timeout.count() > 0 ? std::chrono::steady_clock::now() + timeout : std::chrono::steady_clock::time_point::max(),
+            token};
+        call_outcome out = call_tool(*tool, args, context);
+        std::unique_lock lock(call->mutex);
+        call->done = true;
+        call->outcome = out;
+        call->finished.notify_all();
+        if (call->abandoned) {
+            lock.unlock();
+            record_late(*st, run_id, index, attempt, out, record());
+        }
+    };
+    call_outcome out;
+    if (tool->timeout.count() <= 0) {
+        run_call();
+        out = call->outcome;
+    } else {
+        std::jthread worker(run_call);
+        std::unique_lock lock(call->mutex);
+        if (call->finished.wait_for(lock, tool->timeout, [&] { return call->done; })) {
+            out = call->outcome;
+            lock.unlock();
+            worker.join();
+        } else {
+            call->abandoned = true;
+            lock.unlock();
+            stop.request_stop();
+            out.kind = call_outcome::timed_out;
+            out.error = "the tool overran its timeout of " + std::to_string(tool->timeout.count()) + " ms";
+            std::lock_guard late(gate_->impl_->late_mutex);
+            gate_->impl_->late.push_back(std::move(worker));
+        }
+    }
+    std::optional<std::uint64_t> next;
+    auto finished = finish_call(*gate_, *this, index, step.attempt, *tool, out, next);
+    if (finished && next) {
+        open_ = next;
+        preopened_ = true;
+    }
+    return finished;
+}
+
+} // namespace agentrt

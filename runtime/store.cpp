@@ -1,0 +1,404 @@
+#include <agentrt/runtime/store.hpp>
+
+#include "errors.hpp"
+#include "keys.hpp"
+#include "lmdb.hpp"
+
+#include <boost/json/parse.hpp>
+#include <boost/json/serialize.hpp>
+
+#include <atomic>
+#include <fcntl.h>
+#include <mutex>
+#include <set>
+#include <shared_mutex>
+#include <sys/stat.h>
+#include <unistd.h>
+
+namespace agentrt {
+namespace {
+
+namespace fs = std::filesystem;
+
+// LMDB forbids opening one environment twice in a process; a forked child may open its own.
+std::mutex open_paths_mutex;
+std::set<std::pair<pid_t, std::string>> open_paths;
+
+error store_error(std::string message) {
+    return err(errc::store_failed, std::move(message));
+}
+
+// Refuses a store file that group or others can write: anyone who can write it can forge history.
+result<void> check_permissions(fs::path const& file) {
+    struct stat st {};
+    if (::stat(file.c_str(), &st) != 0)
+        return {};
+    if (st.st_mode & (S_IWGRP | S_IWOTH)) {
+        char mode[8];
+        std::snprintf(mode, sizeof mode, "%03o", static_cast<unsigned>(st.st_mode & 0777));
+        return store_error("store file " + file.string() + " is writable by group or others (mode " + mode +
+                           "); make it owner-only with: chmod 600 " + file.string());
+    }
+    return {};
+}
+
+boost::json::value parse_record(std::string_view text) {
+    return boost::json::parse(text);
+}
+
+} // namespace
+
+struct store::impl {
+    fs::path path;
+    store_options options;
+    lmdb::env env;
+    MDB_dbi runs = 0, run_order = 0, steps = 0, approvals = 0, events = 0, tool_specs = 0, model_calls = 0, meta = 0;
+    mutable std::shared_mutex grow; // a map may only grow while this process has no transaction open
+    std::atomic<std::uint64_t> commits{0}, syncs{0}, grows{0};
+    std::size_t map_bytes = 0;
+    std::mutex observers_mutex;
+    std::vector<event_observer> observers;
+    int owner_fd = -1;
+    std::string registered;
+
+    ~impl() {
+        if (owner_fd >= 0)
+            ::close(owner_fd);
+        std::lock_guard lock(open_paths_mutex);
+        open_paths.erase({::getpid(), registered});
+    }
+};
+
+namespace {
+
+class reader_impl : public virtual store_reader {
+public:
+    reader_impl(store::impl const& s, MDB_txn* t) : s_(s), t_(t) {}
+
+    std::optional<run_record> run(std::string_view id) const override {
+        std::string v;
+        if (!lmdb::get(t_, s_.runs, id, v))
+            return std::nullopt;
+        return run_from_json(parse_record(v));
+    }
+
+    std::vector<run_record> runs(std::string_view before, std::size_t limit) const override {
+        std::vector<run_record> out;
+        lmdb::cursor c(t_, s_.run_order);
+        MDB_val k{}, v{};
+        bool at;
+        if (before.empty()) {
+            at = c.last(k, v);
+        } else {
+            auto b = run(before);
+            if (!b)
+                return out;
+            at = c.seek(lmdb::big_endian(b->order), k, v) && c.prev(k, v);
+        }
+        for (; at && out.size() < limit; at = c.prev(k, v))
+            if (auto r = run(lmdb::view(v)))
+                out.push_back(std::move(*r));
+        return out;
+    }
+
+    std::optional<step_record> step(std::string_view run_id, std::uint64_t index) const override {
+        std::string v;
+        if (!lmdb::get(t_, s_.steps, keys::step(run_id, index), v))
+            return std::nullopt;
+        return step_from_json(parse_record(v));
+    }
+
+    std::vector<step_record> steps(std::string_view run_id) const override {
+        return scan(s_.steps, run_id, step_from_json);
+    }
+    std::vector<approval_record> approvals(std::string_view run_id) const override {
+        return scan(s_.approvals, run_id, approval_from_json);
+    }
+    std::vector<event_record> events(std::string_view run_id) const override {
+        return scan(s_.events, run_id, event_from_json);
+    }
+
+    std::optional<std::string> meta(std::string_view key) const override {
+        std::string v;
+        if (!lmdb::get(t_, s_.meta, key, v))
+            return std::nullopt;
+        return v;
+    }
+    std::optional<std::string> tool_spec(std::string_view hash) const override {
+        std::string v;
+        if (!lmdb::get(t_, s_.tool_specs, hash, v))
+            return std::nullopt;
+        return v;
+    }
+
+protected:
+    template <class R>
+    std::vector<R> scan(MDB_dbi dbi, std::string_view run_id, R (*from)(boost::json::value const&)) const {
+        std::vector<R> out;
+        std::string prefix = keys::run_prefix(run_id);
+        lmdb::cursor c(t_, dbi);
+        MDB_val k{}, v{};
+        for (bool at = c.seek(prefix, k, v); at && lmdb::view(k).starts_with(prefix); at = c.next(k, v))
+            out.push_back(from(parse_record(lmdb::view(v))));
+        return out;
+    }
+
+    store::impl const& s_;
+    MDB_txn* t_;
+};
+
+class writer_impl final : public reader_impl, public store_writer {
+public:
+    writer_impl(store::impl const& s, MDB_txn* t) : reader_impl(s, t) {}
+
+    void put(run_record& run) override {
+        if (run.id.empty() || run.id.find('\0') != std::string::npos)
+            throw exception(err(errc::refused, "a run id must be non-empty and hold no NUL byte"));
+        std::string existing;
+        if (!lmdb::get(t_, s_.runs, run.id, existing)) {
+            auto next = meta("run_order_next");
+            run.order = next ? std::stoull(*next) : 1;
+            put_meta("run_order_next", std::to_string(run.order + 1));
+            lmdb::put(t_, s_.run_order, lmdb::big_endian(run.order), run.id);
+        }
+        lmdb::put(t_, s_.runs, run.id, boost::json::serialize(to_json(run)));
+    }
+    void put(step_record const& step) override {
+        lmdb::put(t_, s_.steps, keys::step(step.run_id, step.index), boost::json::serialize(to_json(step)));
+    }
+    void put(approval_record const& a) override {
+        lmdb::put(t_, s_.approvals, keys::approval(a.run_id, a.step_index, a.seq), boost::json::serialize(to_json(a)));
+    }
+    void put_meta(std::string_view key, std::string_view value) override { lmdb::put(t_, s_.meta, key, value); }
+    void put_tool_spec(std::string_view hash, std::string_view spec) override {
+        lmdb::put(t_, s_.tool_specs, hash, spec);
+    }
+
+    event_record const& append(run_record& run, std::string_view type, boost::json::object data,
+                               std::int64_t at_ms) override {
+        event_record e;
+        e.run_id = run.id;
+        e.seq = run.event_count;
+        e.type = type;
+        e.at_ms = at_ms;
+        e.prev = run.head;
+        if (type == "run.created") {
+            // Every run's first event links to the previous run's: deleting a whole run breaks the chain.
+            e.data = std::move(data);
+            e.data["prev_run"] = meta("run_chain_head").value_or("");
+        } else {
+            e.data = std::move(data);
+        }
+        e.hash = event_hash(e);
+        if (type == "run.created")
+            put_meta("run_chain_head", e.hash);
+        lmdb::put(t_, s_.events, keys::event(e.run_id, e.seq), boost::json::serialize(to_json(e)));
+        run.head = e.hash;
+        ++run.event_count;
+        appended.push_back(std::move(e));
+        return appended.back();
+    }
+
+    std::vector<event_record> appended;
+};
+
+void open_databases(store::impl& s, bool create) {
+    lmdb::txn t(s.env.get(), false);
+    unsigned flags = create ? MDB_CREATE : 0;
+    auto open = [&](char const* name, MDB_dbi& dbi) {
+        int rc = mdb_dbi_open(t.get(), name, flags, &dbi);
+        if (rc == MDB_NOTFOUND)
+            throw exception(store_error("store " + s.path.string() + " has no '" + name +
+                                        "' database: it was not created by agentrt, or is damaged"));
+        lmdb::check(rc, "mdb_dbi_open");
+    };
+    open(keys::runs, s.runs);
+    open(keys::run_order, s.run_order);
+    open(keys::steps, s.steps);
+    open(keys::approvals, s.approvals);
+    open(keys::events, s.events);
+    open(keys::tool_specs, s.tool_specs);
+    open(keys::model_calls, s.model_calls);
+    open(keys::meta, s.meta);
+    t.commit();
+}
+
+result<void> check_version(store::impl& s) {
+    std::string text;
+    int version = 0;
+    {
+        lmdb::txn t(s.env.get(), true);
+        if (lmdb::get(t.get(), s.meta, "schema_version", text))
+            version = std::stoi(text);
+    }
+    if (version > store_schema_version)
+        return store_error("store " + s.path.string() + " has schema version " + std::to_string(version) +
+                           ", newer than this library's " + std::to_string(store_schema_version) +
+                           ": open it with a newer agentrt");
+    if (version == store_schema_version)
+        return {};
+    if (s.options.access == store_access::operator_only)
+        return store_error("store " + s.path.string() + " has schema version " + std::to_string(version) +
+                           ", older than " + std::to_string(store_schema_version) +
+                           "; an operator never migrates: open it once with a writer");
+    // Migrations from older versions go here, each in this one transaction. Version 0 is a new store.
+    lmdb::txn t(s.env.get(), false);
+    lmdb::put(t.get(), s.meta, "schema_version", std::to_string(store_schema_version));
+    t.commit();
+    return {};
+}
+
+result<void> take_owner_lock(store::impl& s) {
+    s.owner_fd = ::open((s.path / "owners.lock").c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+    if (s.owner_fd < 0)
+        return store_error("cannot open " + (s.path / "owners.lock").string() + ": " + std::strerror(errno));
+    struct flock lock {};
+    lock.l_type = F_WRLCK;
+    lock.l_whence = SEEK_SET;
+    lock.l_start = ::getpid();
+    lock.l_len = 1;
+    if (::fcntl(s.owner_fd, F_OFD_SETLK, &lock) != 0)
+        return store_error("cannot lock " + (s.path / "owners.lock").string() + ": " + std::strerror(errno));
+    return {};
+}
+
+} // namespace
+
+result<store> store::open(std::filesystem::path const& path, store_options const& options) {
+    auto s = std::make_unique<impl>();
+    s->path = path;
+    s->options = options;
+    std::error_code ec;
+    bool exists = fs::exists(path / "data.mdb", ec);
+    if (!exists && options.access == store_access::operator_only)
+        return store_error("no store at " + path.string() + " (an operator never creates one)");
+    if (!exists) {
+        fs::create_directories(path, ec);
+        if (ec)
+            return store_error("cannot create store directory " + path.string() + ": " + ec.message());
+        fs::permissions(path, fs::perms::owner_all, ec);
+    }
+    for (char const* file : {"data.mdb", "lock.mdb", "owners.lock"})
+        if (auto ok = check_permissions(path / file); !ok)
+            return ok.error();
+    {
+        std::lock_guard lock(open_paths_mutex);
+        std::string key = fs::weakly_canonical(path, ec).string();
+        if (!open_paths.insert({::getpid(), key}).second)
+            return err(errc::refused,
+                       "store " + path.string() + " is already open in this process: share that store object");
+        s->registered = key;
+    }
+    try {
+        MDB_env* env = s->env.get();
+        lmdb::check(mdb_env_set_maxdbs(env, 16), "mdb_env_set_maxdbs");
+        lmdb::check(mdb_env_set_mapsize(env, options.initial_map_bytes), "mdb_env_set_mapsize");
+        lmdb::check(mdb_env_set_maxreaders(env, 256), "mdb_env_set_maxreaders");
+        unsigned flags = MDB_NOTLS | (options.durability == durability::power_loss ? MDB_NOMETASYNC : MDB_NOSYNC);
+        int rc = mdb_env_open(env, path.c_str(), flags, 0600);
+        if (rc != MDB_SUCCESS)
+            return store_error("cannot open store " + path.string() + ": " + mdb_strerror(rc));
+        int dead = 0;
+        lmdb::check(mdb_reader_check(env, &dead), "mdb_reader_check");
+        MDB_envinfo info{};
+        mdb_env_info(env, &info);
+        s->map_bytes = info.me_mapsize;
+        open_databases(*s, options.access == store_access::writer);
+        if (auto ok = check_version(*s); !ok)
+            return ok.error();
+        if (auto ok = take_owner_lock(*s); !ok)
+            return ok.error();
+    } catch (exception const& e) {
+        return e.error();
+    }
+    return store(std::move(s));
+}
+
+store::store(std::unique_ptr<impl> p) : impl_(std::move(p)) {}
+store::store(store&&) noexcept = default;
+store& store::operator=(store&&) noexcept = default;
+store::~store() = default;
+
+std::filesystem::path const& store::path() const noexcept {
+    return impl_->path;
+}
+durability store::durability() const noexcept {
+    return impl_->options.durability;
+}
+
+store_stats store::stats() const {
+    std::shared_lock lock(impl_->grow);
+    return {impl_->commits.load(), impl_->syncs.load(), impl_->grows.load(), impl_->map_bytes};
+}
+
+void store::observe(event_observer observer) {
+    std::lock_guard lock(impl_->observers_mutex);
+    impl_->observers.push_back(std::move(observer));
+}
+
+bool store::process_alive(std::int64_t pid) const {
+    if (pid == ::getpid())
+        return true;
+    struct flock lock {};
+    lock.l_type = F_WRLCK;
+    lock.l_whence = SEEK_SET;
+    lock.l_start = static_cast<off_t>(pid);
+    lock.l_len = 1;
+    if (::fcntl(impl_->owner_fd, F_OFD_GETLK, &lock) != 0)
+        return true; // cannot tell: treat as alive, the lease expiry still applies
+    return lock.l_type != F_UNLCK;
+}
+
+void store::read_erased(std::function<void(store_reader const&)> const& work) const {
+    std::shared_lock lock(impl_->grow);
+    lmdb::txn t(impl_->env.get(), true);
+    reader_impl r(*impl_, t.get());
+    work(r);
+}
+
+void store::write_erased(std::function<void(store_writer&)> const& work, bool flush) {
+    std::vector<event_record> committed;
+    for (;;) {
+        try {
+            std::shared_lock lock(impl_->grow);
+            lmdb::txn t(impl_->env.get(), false);
+            writer_impl w(*impl_, t.get());
+            work(w);
+            t.commit();
+            committed = std::move(w.appended);
+            ++impl_->commits;
+            if (impl_->options.durability == durability::power_loss) {
+                ++impl_->syncs; // MDB_NOMETASYNC: the commit synced its data pages
+                if (flush) {
+                    lmdb::check(mdb_env_sync(impl_->env.get(), 1), "mdb_env_sync");
+                    ++impl_->syncs;
+                }
+            }
+            break;
+        } catch (lmdb::map_full const&) {
+            std::unique_lock lock(impl_->grow);
+            if (impl_->map_bytes >= impl_->options.max_map_bytes)
+                throw exception(store_error("store " + impl_->path.string() + " is full at its maximum map size of " +
+                                            std::to_string(impl_->options.max_map_bytes) +
+                                            " bytes; the transaction was not written"));
+            std::size_t bigger = std::min(impl_->map_bytes * 2, impl_->options.max_map_bytes);
+            lmdb::check(mdb_env_set_mapsize(impl_->env.get(), bigger), "mdb_env_set_mapsize");
+            MDB_envinfo info{};
+            mdb_env_info(impl_->env.get(), &info);
+            impl_->map_bytes = info.me_mapsize;
+            ++impl_->grows;
+        }
+    }
+    if (committed.empty())
+        return;
+    std::vector<event_observer> observers;
+    {
+        std::lock_guard lock(impl_->observers_mutex);
+        observers = impl_->observers;
+    }
+    for (auto const& e : committed)
+        for (auto const& o : observers)
+            o(e);
+}
+
+} // namespace agentrt

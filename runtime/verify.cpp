@@ -1,0 +1,86 @@
+#include <agentrt/runtime/verify.hpp>
+
+#include <map>
+#include <set>
+
+namespace agentrt {
+namespace {
+
+std::string where(event_record const& e) {
+    return "run " + e.run_id + " event " + std::to_string(e.seq) + " (" + e.type + ")";
+}
+
+} // namespace
+
+verify_report verify_events(std::span<event_record const> events, std::string_view expected_head) {
+    verify_report report;
+    std::string prev;
+    for (std::size_t i = 0; i < events.size(); ++i) {
+        auto const& e = events[i];
+        ++report.events;
+        if (e.seq != i) {
+            report.first_break = "run " + e.run_id + ": event " + std::to_string(i) + " is missing (found event " +
+                                 std::to_string(e.seq) + " in its place)";
+            return report;
+        }
+        if (e.prev != prev) {
+            report.first_break = where(e) + " does not link to the event before it: an event before it was "
+                                            "altered, replaced or deleted";
+            return report;
+        }
+        if (event_hash(e) != e.hash) {
+            report.first_break = where(e) + " was altered: its content no longer matches its hash";
+            return report;
+        }
+        prev = e.hash;
+    }
+    if (!expected_head.empty() && prev != expected_head)
+        report.first_break = (events.empty() ? std::string("a run") : "run " + events.front().run_id) +
+                             ": its last event(s) are missing (the chain ends at event " +
+                             std::to_string(events.size()) + " before the recorded head)";
+    return report;
+}
+
+verify_report verify(store const& s) {
+    return s.read([&](store_reader const& r) {
+        verify_report report;
+        std::map<std::string, std::string> created_by_hash; // run.created hash -> run id
+        std::map<std::string, std::string> links;           // run id -> the previous run's run.created hash
+        auto runs = r.runs({}, SIZE_MAX);
+        // Oldest first, so the first break named is the earliest one.
+        for (auto it = runs.rbegin(); it != runs.rend(); ++it) {
+            auto const& run = *it;
+            ++report.runs;
+            auto events = r.events(run.id);
+            auto one = verify_events(events, run.head);
+            report.events += one.events;
+            if (!one.ok()) {
+                report.first_break = one.first_break;
+                return report;
+            }
+            if (events.empty() || events.front().type != "run.created") {
+                report.first_break = "run " + run.id + " has no run.created event";
+                return report;
+            }
+            auto const* prev_run = events.front().data.if_contains("prev_run");
+            created_by_hash[events.front().hash] = run.id;
+            links[run.id] = prev_run && prev_run->is_string() ? std::string(prev_run->get_string()) : "";
+        }
+        for (auto it = runs.rbegin(); it != runs.rend(); ++it) {
+            auto const& link = links[it->id];
+            if (!link.empty() && !created_by_hash.contains(link)) {
+                report.first_break = "the run created before run " + it->id + " is missing (its run.created " + link +
+                                     " is not in the store): a run was deleted";
+                return report;
+            }
+        }
+        auto head = r.meta("run_chain_head");
+        if (head && !head->empty() && !created_by_hash.contains(*head))
+            report.first_break = "the newest run (run.created " + *head + ") is missing: a run was deleted";
+        else if (!runs.empty() && (!head || head->empty()))
+            report.first_break = "the store's run chain head is missing";
+        return report;
+    });
+}
+
+} // namespace agentrt

@@ -1,0 +1,97 @@
+#include <agentrt/runtime/driver.hpp>
+
+#include "fixture.hpp"
+
+#include <boost/json/serialize.hpp>
+
+using namespace runtime_test;
+using agentrt::decision;
+
+namespace {
+
+// The logical store: runs, steps, approvals and events, lease fields aside.
+std::string dump(agentrt::store const& s) {
+    std::string out;
+    for (auto const& run : agentrt::list_runs(s, {}, 1000)) {
+        auto details = agentrt::read_run(s, run.id).value();
+        auto r = agentrt::to_json(details.run);
+        r.erase("lease");
+        out += boost::json::serialize(r) + "\n";
+        for (auto const& st : details.steps)
+            out += boost::json::serialize(agentrt::to_json(st)) + "\n";
+        for (auto const& a : details.approvals)
+            out += boost::json::serialize(agentrt::to_json(a)) + "\n";
+        for (auto const& e : agentrt::read_events(s, run.id).value())
+            out += boost::json::serialize(agentrt::to_json(e)) + "\n";
+    }
+    return out;
+}
+
+std::vector<decision> script() {
+    return {decision::call("lookup_order", lookup_args), decision::call("nope", "{}"),
+            decision::call("send_message", send_args), decision::complete("done")};
+}
+
+std::string drive_scenario() {
+    world w;
+    auto s = w.open();
+    agentrt::scripted_agent agent(script());
+    agentrt::driver d(s, w.table, w.policy, agent, w.options());
+    REQUIRE(d.start("scenario").value().status == agentrt::run_status::completed);
+    return dump(s);
+}
+
+} // namespace
+
+TEST_CASE("clock readings are stable: two runs of a scenario record the same logical store") {
+    auto first = drive_scenario();
+    auto second = drive_scenario();
+    CHECK(first.size() > 1000);
+    CHECK(first == second);
+}
+
+TEST_CASE("a gate loop and the driver record the same store") {
+    world w;
+    auto s = w.open();
+    agentrt::gate g(s, w.table, w.policy, w.options());
+    auto session = g.begin("scenario").value();
+    for (auto const& d : script()) {
+        REQUIRE(session.open_step().value());
+        auto step = session.propose(d).value();
+        if (step.status == agentrt::step_status::executing)
+            (void)session.execute().value();
+    }
+    CHECK_FALSE(session.open_step().value());
+    (void)session.release();
+    CHECK(dump(s) == drive_scenario());
+}
+
+TEST_CASE("the scripted agent fails clearly past its script, and the run fails internal_error") {
+    world w;
+    auto s = w.open();
+    agentrt::scripted_agent agent({decision::call("lookup_order", lookup_args)});
+    agentrt::driver d(s, w.table, w.policy, agent, w.options());
+    auto run = d.start("goal").value();
+    CHECK(run.status == agentrt::run_status::failed);
+    CHECK(run.reason == "internal_error");
+    CHECK(run.message ==
+          "the agent threw: scripted agent has no decision for step 1 of run run-1: its script has 1 decisions");
+    CHECK(run.lease.owner.empty());
+}
+
+TEST_CASE("the agent decides from the steps recorded before its step") {
+    world w;
+    auto s = w.open();
+    struct recording_agent : agentrt::agent {
+        std::vector<std::size_t> seen;
+        decision decide(agentrt::agent_view const& v) override {
+            seen.push_back(v.steps.size());
+            if (v.step_index == 2)
+                return decision::complete("done");
+            return decision::call("lookup_order", R"({"order_id":"ord-)" + std::to_string(v.step_index) + "\"}");
+        }
+    } agent;
+    agentrt::driver d(s, w.table, w.policy, agent, w.options());
+    CHECK(d.start("goal").value().status == agentrt::run_status::completed);
+    CHECK(agent.seen == std::vector<std::size_t>{0, 1, 2});
+}

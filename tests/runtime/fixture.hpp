@@ -1,0 +1,135 @@
+// A world for runtime tests: a temporary store directory, the test catalogue with call counters,
+// a policy the test sets, a manual clock and counting ids.
+#pragma once
+
+#include <agentrt/catalog/catalog.hpp>
+#include <agentrt/runtime.hpp>
+
+#include "support/doctest_result.hpp"
+#include "support/test_tools.hpp"
+
+#include <lmdb.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <functional>
+#include <map>
+#include <string>
+
+namespace runtime_test {
+
+namespace fs = std::filesystem;
+
+inline constexpr char const* lookup_args = R"({"order_id":"ord-1"})";
+inline constexpr char const* send_args =
+    R"({"to":{"kind":"email","address":"a@b.c"},"cc":[],"subject":"hi","counters":{}})";
+inline constexpr char const* wipe_args = R"({"account":"acme","confirm":true})";
+
+struct temp_dir {
+    fs::path path;
+    temp_dir() {
+        std::string pattern = (fs::temp_directory_path() / "agentrt-runtime-XXXXXX").string();
+        path = ::mkdtemp(pattern.data());
+    }
+    ~temp_dir() {
+        std::error_code ec;
+        fs::remove_all(path, ec);
+    }
+    temp_dir(temp_dir const&) = delete;
+    temp_dir& operator=(temp_dir const&) = delete;
+};
+
+using policy_function =
+    std::function<agentrt::verdict(agentrt::tool_entry const&, agentrt::arguments const&, agentrt::run_view const&)>;
+using tool_function = std::function<agentrt::tool_result(agentrt::arguments const&, agentrt::call_context const&)>;
+
+struct world {
+    temp_dir dir;
+    fs::path store_path = dir.path / "store";
+    agentrt::manual_clock clock{1'700'000'000'000};
+    agentrt::counting_ids ids{"run-"}; // shared by every gate of the world
+    std::map<std::string, int> calls;
+    std::map<std::string, tool_function> replace; // a tool's body, instead of the catalogue's
+    policy_function decide = [](auto const&, auto const&, auto const&) { return agentrt::allow(); };
+    agentrt::tool_table table;
+    agentrt::evaluator policy{"test-policy/1", [this](agentrt::tool_entry const& t, agentrt::arguments const& a,
+                                                      agentrt::run_view const& v) { return decide(t, a, v); }};
+
+    world() {
+        using namespace test_tools;
+        agentrt::catalog<lookup_order, send_message, wipe_account> catalogue;
+        agentrt::tool_table original_table = catalogue.table();
+        std::vector<agentrt::tool_entry> entries(original_table.entries().begin(), original_table.entries().end());
+        for (auto& e : entries) {
+            auto original = e.call;
+            e.call = [this, name = e.name, original](agentrt::arguments const& a, agentrt::call_context const& c) {
+                ++calls[name];
+                if (auto it = replace.find(name); it != replace.end())
+                    return it->second(a, c);
+                return original(a, c);
+            };
+        }
+        table = agentrt::tool_table(std::move(entries));
+    }
+
+    agentrt::gate_options options() const {
+        agentrt::gate_options o;
+        o.clocks = {clock, clock};
+        o.ids = ids;
+        return o;
+    }
+
+    agentrt::store open(agentrt::store_options o = {}) const {
+        auto s = agentrt::store::open(store_path, o);
+        REQUIRE_MESSAGE(s, (s ? std::string() : s.error().to_string()));
+        return std::move(*s);
+    }
+};
+
+inline std::vector<std::string> event_types(agentrt::store const& s, std::string const& run_id) {
+    std::vector<std::string> out;
+    for (auto const& e : agentrt::read_events(s, run_id).value())
+        out.push_back(e.type);
+    return out;
+}
+
+// Direct LMDB access behind the runtime's back, for tampering tests (the store must be closed).
+struct raw_lmdb {
+    MDB_env* env = nullptr;
+    MDB_txn* txn = nullptr;
+    explicit raw_lmdb(fs::path const& path) {
+        REQUIRE(mdb_env_create(&env) == 0);
+        REQUIRE(mdb_env_set_maxdbs(env, 16) == 0);
+        REQUIRE(mdb_env_open(env, path.c_str(), 0, 0600) == 0);
+        REQUIRE(mdb_txn_begin(env, nullptr, 0, &txn) == 0);
+    }
+    ~raw_lmdb() {
+        if (txn)
+            mdb_txn_abort(txn);
+        mdb_env_close(env);
+    }
+    MDB_dbi db(char const* name) {
+        MDB_dbi dbi = 0;
+        REQUIRE(mdb_dbi_open(txn, name, 0, &dbi) == 0);
+        return dbi;
+    }
+    std::string get(char const* name, std::string const& key) {
+        MDB_val k{key.size(), const_cast<char*>(key.data())}, v{};
+        REQUIRE(mdb_get(txn, db(name), &k, &v) == 0);
+        return {static_cast<char const*>(v.mv_data), v.mv_size};
+    }
+    void put(char const* name, std::string const& key, std::string const& value) {
+        MDB_val k{key.size(), const_cast<char*>(key.data())}, v{value.size(), const_cast<char*>(value.data())};
+        REQUIRE(mdb_put(txn, db(name), &k, &v, 0) == 0);
+    }
+    void del(char const* name, std::string const& key) {
+        MDB_val k{key.size(), const_cast<char*>(key.data())};
+        REQUIRE(mdb_del(txn, db(name), &k, nullptr) == 0);
+    }
+    void commit() {
+        REQUIRE(mdb_txn_commit(txn) == 0);
+        txn = nullptr;
+    }
+};
+
+} // namespace runtime_test

@@ -1,0 +1,381 @@
+#include <agentrt/runtime/gate.hpp>
+
+#include "fixture.hpp"
+
+#include <thread>
+
+using namespace runtime_test;
+using agentrt::decision;
+using agentrt::run_status;
+using agentrt::step_status;
+using strings = std::vector<std::string>;
+
+TEST_CASE("a tool step runs once and records its events in order") {
+    world w;
+    auto s = w.open();
+    agentrt::gate g(s, w.table, w.policy, w.options());
+    auto session = g.begin("find order 1").value();
+    CHECK(session.run_id() == "run-1");
+    REQUIRE(session.open_step().value() == std::optional<std::uint64_t>(0));
+    auto step = session.propose(decision::call("lookup_order", R"({ "order_id" : "ord-1" })")).value();
+    CHECK(step.status == step_status::executing);
+    CHECK(w.calls["lookup_order"] == 0);
+    step = session.execute().value();
+    CHECK(w.calls["lookup_order"] == 1);
+    CHECK(step.status == step_status::done);
+    CHECK(step.arguments == R"({"order_id":"ord-1"})");
+    CHECK(step.observation == R"({"order":"ord-1","status":"shipped"})");
+    CHECK(step.policy->identity == "test-policy/1");
+    CHECK(step.policy->outcome == "allow");
+    CHECK(event_types(s, "run-1") == strings{"run.created", "run.started", "step.started", "step.decided",
+                                             "step.policy", "step.tool_started", "step.tool_finished",
+                                             "step.started"}); // the next step opens with the finish
+}
+
+TEST_CASE("a tool step costs two commits and three syncs under power_loss") {
+    world w;
+    auto s = w.open();
+    agentrt::gate g(s, w.table, w.policy, w.options());
+    auto session = g.begin("goal").value();
+    (void)session.open_step().value();
+    for (int i = 0; i < 2; ++i) {
+        auto before = s.stats();
+        (void)session.propose(decision::call("lookup_order", R"({"order_id":"ord-)" + std::to_string(i) + "\"}"))
+            .value();
+        (void)session.execute().value();
+        REQUIRE(session.open_step().value());
+        auto after = s.stats();
+        CHECK(after.commits - before.commits == 2);
+        CHECK(after.syncs - before.syncs == 3); // the start: data + flush; the finish with the next start: data
+    }
+}
+
+TEST_CASE("a decision is recorded verbatim before validation, unusable JSON kept as text") {
+    world w;
+    auto s = w.open();
+    agentrt::gate g(s, w.table, w.policy, w.options());
+    auto session = g.begin("goal").value();
+    (void)session.open_step().value();
+    auto step = session.propose(decision::call("lookup_order", "{not json")).value();
+    CHECK(step.status == step_status::failed);
+    CHECK(step.arguments == "{not json");
+    CHECK(step.decision ==
+          R"({"arguments":"{not json","ignored_calls":0,"kind":"tool_call","summary":"","tool":"lookup_order"})");
+    auto events = agentrt::read_events(s, "run-1").value();
+    CHECK(events[3].type == "step.decided");
+    CHECK(events[3].data.at("decision").as_string() == step.decision);
+}
+
+TEST_CASE("an invalid decision fails the step with an invalid_decision observation and the run goes on") {
+    world w;
+    auto s = w.open();
+    agentrt::gate g(s, w.table, w.policy, w.options());
+    auto session = g.begin("goal").value();
+    (void)session.open_step().value();
+    auto step = session.propose(decision::call("no_such_tool", "{}")).value();
+    CHECK(step.status == step_status::failed);
+    CHECK(step.observation.starts_with(R"({"invalid_decision":)"));
+    (void)session.open_step().value();
+    step = session.propose(decision::call("lookup_order", R"({"order_id":"x"})")).value();
+    CHECK(step.status == step_status::failed);
+    CHECK(step.error.find("pattern") != std::string::npos);
+    CHECK(session.run().status == run_status::running);
+    CHECK(session.run().failed_streak == 2);
+    CHECK(w.calls.empty());
+}
+
+TEST_CASE("a denied call fails the step and the run goes on") {
+    world w;
+    w.decide = [](auto const&, auto const&, auto const&) { return agentrt::deny("not today"); };
+    auto s = w.open();
+    agentrt::gate g(s, w.table, w.policy, w.options());
+    auto session = g.begin("goal").value();
+    (void)session.open_step().value();
+    auto step = session.propose(decision::call("lookup_order", lookup_args)).value();
+    CHECK(step.status == step_status::failed);
+    CHECK(step.observation == R"({"denied":"not today"})");
+    CHECK(session.run().status == run_status::running);
+    CHECK_FALSE(session.execute());
+    CHECK(w.calls.empty());
+}
+
+TEST_CASE("a policy abort fails the run policy_abort") {
+    world w;
+    w.decide = [](auto const&, auto const&, auto const&) { return agentrt::abort("never"); };
+    auto s = w.open();
+    agentrt::gate g(s, w.table, w.policy, w.options());
+    auto session = g.begin("goal").value();
+    (void)session.open_step().value();
+    (void)session.propose(decision::call("lookup_order", lookup_args)).value();
+    auto run = session.run();
+    CHECK(run.status == run_status::failed);
+    CHECK(run.reason == "policy_abort");
+    CHECK(run.lease.owner.empty());
+    CHECK(w.calls.empty());
+}
+
+TEST_CASE("a throwing policy fails the run internal_error and runs nothing") {
+    world w;
+    w.decide = [](auto const&, auto const&, auto const&) -> agentrt::verdict { throw std::logic_error("bug"); };
+    auto s = w.open();
+    agentrt::gate g(s, w.table, w.policy, w.options());
+    auto session = g.begin("goal").value();
+    (void)session.open_step().value();
+    auto step = session.propose(decision::call("lookup_order", lookup_args)).value();
+    CHECK(step.status == step_status::failed);
+    auto run = session.run();
+    CHECK(run.status == run_status::failed);
+    CHECK(run.reason == "internal_error");
+    CHECK(run.message == "policy test-policy/1 threw: bug");
+    CHECK(w.calls.empty());
+}
+
+TEST_CASE("a policy whose capability is not usable JSON fails the run internal_error") {
+    world w;
+    w.decide = [](auto const&, auto const&, auto const&) {
+        return agentrt::require_approval("k", "r", boost::json::value(std::numeric_limits<double>::infinity()));
+    };
+    auto s = w.open();
+    agentrt::gate g(s, w.table, w.policy, w.options());
+    auto session = g.begin("goal").value();
+    (void)session.open_step().value();
+    (void)session.propose(decision::call("lookup_order", lookup_args)).value();
+    CHECK(session.run().reason == "internal_error");
+    CHECK(agentrt::pending_approvals(s).empty());
+}
+
+TEST_CASE("a terminal tool commits with the run") {
+    world w;
+    auto s = w.open();
+    std::vector<std::string> seen;
+    s.observe([&](agentrt::event_record const& e) {
+        if (e.type == "step.tool_finished" || e.type == "run.finished")
+            seen.push_back(e.type);
+    });
+    agentrt::gate g(s, w.table, w.policy, w.options());
+    auto session = g.begin("goal").value();
+    (void)session.open_step().value();
+    (void)session.propose(decision::call("wipe_account", wipe_args)).value();
+    auto commits = s.stats().commits;
+    auto step = session.execute().value();
+    CHECK(s.stats().commits == commits + 1); // the step's end and the run's end: one transaction
+    CHECK(step.status == step_status::done);
+    auto run = session.run();
+    CHECK(run.status == run_status::completed);
+    CHECK(run.reason == "goal_completed");
+    CHECK(seen == strings{"step.tool_finished", "run.finished"});
+}
+
+TEST_CASE("a tool error is a failed step with the bytes kept, and a throwing tool is a tool error") {
+    world w;
+    w.replace["lookup_order"] = [](auto const&, auto const&) -> agentrt::tool_result {
+        throw std::runtime_error("db down");
+    };
+    auto s = w.open();
+    agentrt::gate g(s, w.table, w.policy, w.options());
+    auto session = g.begin("goal").value();
+    (void)session.open_step().value();
+    (void)session.propose(decision::call("wipe_account", R"({"account":"a","confirm":false})")).value();
+    auto step = session.execute().value();
+    CHECK(step.status == step_status::failed);
+    CHECK(step.error == "refusing to wipe without confirm");
+    CHECK(step.observation == R"({"error":"refusing to wipe without confirm"})");
+    (void)session.open_step().value();
+    (void)session.propose(decision::call("lookup_order", lookup_args)).value();
+    step = session.execute().value();
+    CHECK(step.status == step_status::failed);
+    CHECK(step.error == "the tool threw: db down");
+    CHECK(session.run().status == run_status::running);
+}
+
+TEST_CASE("a result that is not usable JSON fails the step with its bytes kept") {
+    world w;
+    w.replace["lookup_order"] = [](auto const&, auto const&) -> agentrt::tool_result {
+        return agentrt::tool_output{boost::json::value(std::numeric_limits<double>::quiet_NaN()), "nan"};
+    };
+    auto s = w.open();
+    agentrt::gate g(s, w.table, w.policy, w.options());
+    auto session = g.begin("goal").value();
+    (void)session.open_step().value();
+    (void)session.propose(decision::call("lookup_order", lookup_args)).value();
+    auto step = session.execute().value();
+    CHECK(step.status == step_status::failed);
+    CHECK_FALSE(step.observation.empty());
+    CHECK(step.error.find("not usable JSON") != std::string::npos);
+}
+
+TEST_CASE("the failure streak resets on success") {
+    world w;
+    auto s = w.open();
+    agentrt::gate g(s, w.table, w.policy, w.options());
+    auto session = g.begin("goal").value();
+    for (int i = 0; i < 2; ++i) {
+        (void)session.open_step().value();
+        (void)session.propose(decision::call("nope", "{}")).value();
+    }
+    CHECK(session.run().failed_streak == 2);
+    (void)session.open_step().value();
+    (void)session.propose(decision::call("lookup_order", lookup_args)).value();
+    (void)session.execute().value();
+    CHECK(session.run().failed_streak == 0);
+}
+
+TEST_CASE("three consecutive failed steps end the run before a fourth") {
+    world w;
+    auto s = w.open();
+    agentrt::gate g(s, w.table, w.policy, w.options());
+    auto session = g.begin("goal").value();
+    for (int i = 0; i < 3; ++i) {
+        REQUIRE(session.open_step().value());
+        (void)session.propose(decision::call("nope", "{}")).value();
+    }
+    CHECK_FALSE(session.open_step().value());
+    auto run = session.run();
+    CHECK(run.status == run_status::failed);
+    CHECK(run.reason == "limit_failures");
+    CHECK(event_types(s, run.id).end()[-2] == "limit.exceeded");
+}
+
+TEST_CASE("max steps ends the run before the step past it") {
+    world w;
+    auto s = w.open();
+    auto options = w.options();
+    options.limits.max_steps = 2;
+    options.limits.loop_threshold = 0;
+    agentrt::gate g(s, w.table, w.policy, options);
+    auto session = g.begin("goal").value();
+    for (int i = 0; i < 2; ++i) {
+        REQUIRE(session.open_step().value());
+        (void)session.propose(decision::call("lookup_order", lookup_args)).value();
+        (void)session.execute().value();
+    }
+    CHECK_FALSE(session.open_step().value());
+    CHECK(session.run().reason == "limit_steps");
+    CHECK(w.calls["lookup_order"] == 2);
+}
+
+TEST_CASE("the same call with the same result three times is a loop") {
+    world w;
+    auto s = w.open();
+    agentrt::gate g(s, w.table, w.policy, w.options());
+    auto session = g.begin("goal").value();
+    for (int i = 0; i < 3; ++i) {
+        REQUIRE(session.open_step().value());
+        (void)session.propose(decision::call("lookup_order", lookup_args)).value();
+        (void)session.execute().value();
+    }
+    CHECK_FALSE(session.open_step().value());
+    CHECK(session.run().reason == "loop_detected");
+    CHECK(event_types(s, "run-1").end()[-2] == "loop.detected");
+}
+
+TEST_CASE("a goal or a decision beyond its bound is refused before anything is stored") {
+    world w;
+    auto s = w.open();
+    agentrt::gate g(s, w.table, w.policy, w.options());
+    auto big = g.begin(std::string(agentrt::max_goal_bytes + 1, 'g'));
+    REQUIRE_FALSE(big);
+    CHECK(big.error().code == agentrt::errc::too_large);
+    CHECK(agentrt::list_runs(s).empty());
+    auto session = g.begin("goal").value();
+    (void)session.open_step().value();
+    auto events = event_types(s, "run-1").size();
+    auto huge = session.propose(decision::call("lookup_order", std::string(agentrt::max_decision_bytes + 1, ' ')));
+    REQUIRE_FALSE(huge);
+    CHECK(huge.error().code == agentrt::errc::too_large);
+    CHECK(event_types(s, "run-1").size() == events);
+}
+
+TEST_CASE("gate misuse is refused and changes nothing") {
+    world w;
+    auto s = w.open();
+    agentrt::gate g(s, w.table, w.policy, w.options());
+    auto session = g.begin("goal").value();
+    CHECK_FALSE(session.propose(decision::call("lookup_order", lookup_args)));
+    CHECK_FALSE(session.execute());
+    (void)session.open_step().value();
+    auto events = event_types(s, "run-1").size();
+    auto second = session.open_step();
+    REQUIRE_FALSE(second);
+    CHECK(second.error().message == "step 0 is already open: propose its decision first");
+    CHECK_FALSE(session.execute());
+    (void)session.propose(decision::call("lookup_order", lookup_args)).value();
+    CHECK_FALSE(session.open_step());
+    (void)session.execute().value();
+    auto twice = session.execute();
+    REQUIRE_FALSE(twice);
+    CHECK(twice.error().code == agentrt::errc::refused);
+    CHECK(w.calls["lookup_order"] == 1);
+    CHECK(event_types(s, "run-1").size() == events + 5); // decided, policy, started, finished, next started
+}
+
+TEST_CASE("a complete decision ends the run goal_completed; a fail decision ends it agent_failed") {
+    world w;
+    auto s = w.open();
+    agentrt::gate g(s, w.table, w.policy, w.options());
+    auto a = g.begin("goal").value();
+    (void)a.open_step().value();
+    (void)a.propose(decision::complete("done")).value();
+    CHECK(a.run().status == run_status::completed);
+    auto b = g.begin("goal").value();
+    (void)b.open_step().value();
+    (void)b.propose(decision::fail("cannot")).value();
+    CHECK(b.run().status == run_status::failed);
+    CHECK(b.run().reason == "agent_failed");
+}
+
+TEST_CASE(
+    "a non-read-only tool that overruns its timeout is an interrupted side effect with its late outcome appended") {
+    world w;
+    std::vector<agentrt::tool_entry> entries(w.table.entries().begin(), w.table.entries().end());
+    for (auto& e : entries)
+        e.timeout = std::chrono::milliseconds(50);
+    w.table = agentrt::tool_table(std::move(entries));
+    std::atomic<bool> release{false};
+    w.replace["send_message"] = [&](auto const&, agentrt::call_context const&) -> agentrt::tool_result {
+        while (!release)
+            std::this_thread::sleep_for(std::chrono::milliseconds(5));
+        return agentrt::tool_output{{{"sent", true}}, "sent"};
+    };
+    auto s = w.open();
+    {
+        agentrt::gate g(s, w.table, w.policy, w.options());
+        auto session = g.begin("goal").value();
+        (void)session.open_step().value();
+        (void)session.propose(decision::call("send_message", send_args)).value();
+        auto step = session.execute().value();
+        CHECK(step.status == step_status::interrupted);
+        CHECK(step.resolution == "approval");
+        CHECK(session.run().status == run_status::waiting_for_approval);
+        auto pending = agentrt::pending_approvals(s);
+        REQUIRE(pending.size() == 1);
+        CHECK(pending[0].kind == "interrupted_side_effect");
+        release = true;
+    } // the gate waits for the late tool
+    auto step = agentrt::read_run(s, "run-1").value().steps[0];
+    CHECK(step.late_observation == R"({"sent":true})");
+    CHECK(event_types(s, "run-1").back() == "step.tool_finished");
+    CHECK(agentrt::read_events(s, "run-1").value().back().data.at("late") == true);
+}
+
+TEST_CASE("a read-only tool that overruns its timeout fails its step") {
+    world w;
+    std::vector<agentrt::tool_entry> entries(w.table.entries().begin(), w.table.entries().end());
+    for (auto& e : entries)
+        e.timeout = std::chrono::milliseconds(20);
+    w.table = agentrt::tool_table(std::move(entries));
+    w.replace["lookup_order"] = [](auto const&, agentrt::call_context const& c) -> agentrt::tool_result {
+        while (!c.stop.stop_requested())
+            std::this_thread::sleep_for(std::chrono::milliseconds(2));
+        return agentrt::tool_error("stopped");
+    };
+    auto s = w.open();
+    agentrt::gate g(s, w.table, w.policy, w.options());
+    auto session = g.begin("goal").value();
+    (void)session.open_step().value();
+    (void)session.propose(decision::call("lookup_order", lookup_args)).value();
+    auto step = session.execute().value();
+    CHECK(step.status == step_status::failed);
+    CHECK(step.error == "the tool overran its timeout of 20 ms");
+    CHECK(session.run().status == run_status::running);
+}

@@ -1,0 +1,274 @@
+// Leases, takeover, interrupted side effects and the reconcile hook (include gate.hpp first).
+#include <agentrt/runtime/gate.hpp>
+
+#include "fixture.hpp"
+
+#include <fcntl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <fstream>
+
+using namespace runtime_test;
+using agentrt::decision;
+using agentrt::run_status;
+using agentrt::step_status;
+
+TEST_CASE("resuming a run whose holder is alive is refused, naming owner and expiry") {
+    world w;
+    auto s = w.open();
+    agentrt::gate g(s, w.table, w.policy, w.options());
+    auto holder = g.begin("goal").value();
+    auto other = g.attach("run-1");
+    REQUIRE_FALSE(other);
+    CHECK(other.error().code == agentrt::errc::lease_held);
+    CHECK(other.error().message == "run run-1 is held by " + holder.owner() + " until " +
+                                       std::to_string(w.clock() + 30'000) +
+                                       " (lease clock); resume it after that, or stop its holder");
+}
+
+TEST_CASE("a lapsed lease starts no side effect") {
+    world w;
+    auto s = w.open();
+    agentrt::gate g(s, w.table, w.policy, w.options());
+    auto session = g.begin("goal").value();
+    (void)session.open_step().value();
+    (void)session.propose(decision::call("send_message", send_args)).value();
+    w.clock.advance(std::chrono::seconds(31));
+    auto executed = session.execute();
+    REQUIRE_FALSE(executed);
+    CHECK(executed.error().code == agentrt::errc::conflict);
+    CHECK(executed.error().message.find("lapsed") != std::string::npos);
+    CHECK(w.calls.empty());
+    // A live but stuck holder loses the run after expiry; its started call is an interrupted side effect.
+    auto taken = g.attach("run-1").value();
+    auto events = agentrt::read_events(s, "run-1").value();
+    auto taken_over =
+        std::find_if(events.begin(), events.end(), [](auto const& e) { return e.type == "lease.taken_over"; });
+    REQUIRE(taken_over != events.end());
+    CHECK(taken_over->data.at("why") == "expired");
+    auto step = agentrt::read_run(s, "run-1").value().steps[0];
+    CHECK(step.status == step_status::interrupted);
+    CHECK(step.interrupted_in == "executing");
+    CHECK(taken.run().status == run_status::waiting_for_approval);
+    CHECK(w.calls.empty());
+}
+
+TEST_CASE("a holder that ended without releasing is taken over at once, its deciding step left behind") {
+    world w;
+    auto s = w.open();
+    agentrt::gate g(s, w.table, w.policy, w.options());
+    auto crashed = g.begin("goal").value();
+    (void)crashed.open_step().value();
+    crashed.abandon(); // as a crash leaves it: lease held, step deciding
+    auto session = g.attach("run-1").value();
+    auto details = agentrt::read_run(s, "run-1").value();
+    CHECK(details.steps[0].status == step_status::interrupted);
+    CHECK(details.steps[0].interrupted_in == "deciding");
+    CHECK(details.steps[0].resolution == "left_behind");
+    CHECK(details.run.lease.owner == session.owner());
+    CHECK(details.run.status == run_status::running);
+    REQUIRE(session.open_step().value() == std::optional<std::uint64_t>(1));
+}
+
+TEST_CASE("an interrupted read-only call is left behind and the run goes on") {
+    world w;
+    auto s = w.open();
+    agentrt::gate g(s, w.table, w.policy, w.options());
+    auto crashed = g.begin("goal").value();
+    (void)crashed.open_step().value();
+    (void)crashed.propose(decision::call("lookup_order", lookup_args)).value();
+    crashed.abandon();
+    auto session = g.attach("run-1").value();
+    CHECK(session.run().status == run_status::running);
+    CHECK(agentrt::read_run(s, "run-1").value().steps[0].resolution == "left_behind");
+    CHECK(agentrt::pending_approvals(s).empty());
+}
+
+TEST_CASE(
+    "an interrupted side effect is not run again on its own: it waits on an approval and runs once when approved") {
+    world w;
+    auto s = w.open();
+    agentrt::gate g(s, w.table, w.policy, w.options());
+    auto crashed = g.begin("goal").value();
+    (void)crashed.open_step().value();
+    (void)crashed.propose(decision::call("send_message", send_args)).value();
+    crashed.abandon(); // crashed after step.tool_started, before or after the effect
+    auto waiting = g.attach("run-1").value();
+    CHECK(waiting.run().status == run_status::waiting_for_approval);
+    CHECK(w.calls.empty());
+    auto pending = agentrt::pending_approvals(s);
+    REQUIRE(pending.size() == 1);
+    CHECK(pending[0].kind == "interrupted_side_effect");
+    REQUIRE(agentrt::approve(s, "run-1", 0, pending[0].hash));
+    int asked = 0;
+    w.decide = [&](auto const&, auto const&, auto const&) {
+        ++asked;
+        return agentrt::allow();
+    };
+    auto resumed = g.attach("run-1").value();
+    CHECK(asked == 1);
+    REQUIRE(resumed.pending_execution() == std::optional<std::uint64_t>(0));
+    auto step = resumed.execute().value();
+    CHECK(step.status == step_status::done);
+    CHECK(step.attempt == 2);
+    CHECK(w.calls["send_message"] == 1);
+    CHECK_FALSE(resumed.execute());
+    CHECK(w.calls["send_message"] == 1);
+}
+
+TEST_CASE("the reconcile hook settles an interrupted side effect: completed, continue or conflict") {
+    for (auto answer : {agentrt::reconcile_answer::completed, agentrt::reconcile_answer::continue_run,
+                        agentrt::reconcile_answer::conflict}) {
+        CAPTURE(static_cast<int>(answer));
+        world w;
+        auto s = w.open();
+        auto options = w.options();
+        std::string seen_key;
+        options.reconcile = [&](agentrt::step_record const& step, agentrt::tool_entry const& tool) {
+            seen_key = step.id() + ":" + tool.name;
+            agentrt::reconciliation r;
+            r.answer = answer;
+            r.observation = {{"sent", "yes, found in the outbox"}};
+            r.message = "the outbox disagrees";
+            return r;
+        };
+        agentrt::gate g(s, w.table, w.policy, options);
+        auto crashed = g.begin("goal").value();
+        (void)crashed.open_step().value();
+        (void)crashed.propose(decision::call("send_message", send_args)).value();
+        crashed.abandon();
+        auto session = g.attach("run-1").value();
+        CHECK(seen_key == "run-1/0:send_message");
+        auto details = agentrt::read_run(s, "run-1").value();
+        CHECK(w.calls.empty());
+        CHECK(agentrt::pending_approvals(s).empty());
+        if (answer == agentrt::reconcile_answer::completed) {
+            CHECK(details.steps[0].status == step_status::done);
+            CHECK(details.steps[0].observation == R"({"sent":"yes, found in the outbox"})");
+            CHECK(details.run.status == run_status::running);
+        } else if (answer == agentrt::reconcile_answer::continue_run) {
+            CHECK(details.steps[0].resolution == "reconciled_continue");
+            CHECK(details.run.status == run_status::running);
+        } else {
+            CHECK(details.run.status == run_status::failed);
+            CHECK(details.run.reason == "reconcile_conflict");
+            CHECK(details.run.message == "the outbox disagrees");
+        }
+    }
+}
+
+namespace {
+
+void wait_for_child(pid_t child, int expected_status) {
+    int status = 0;
+    REQUIRE(::waitpid(child, &status, 0) == child);
+    REQUIRE(WIFEXITED(status));
+    CHECK(WEXITSTATUS(status) == expected_status);
+}
+
+} // namespace
+
+TEST_CASE("a run held by a dead process is taken over at once") {
+    world w;
+    pid_t child = ::fork();
+    REQUIRE(child >= 0);
+    if (child == 0) {
+        auto s = agentrt::store::open(w.store_path);
+        if (!s)
+            ::_exit(2);
+        agentrt::gate g(*s, w.table, w.policy, w.options());
+        auto session = g.begin("goal");
+        if (!session || !session->open_step())
+            ::_exit(3);
+        ::_exit(0); // dies holding the lease, its step deciding
+    }
+    wait_for_child(child, 0);
+    auto s = w.open();
+    CHECK_FALSE(agentrt::read_run(s, "run-1").value().run.lease.owner.empty());
+    CHECK(agentrt::ready_runs(s, w.clock()) == std::vector<std::string>{"run-1"});
+    agentrt::gate g(s, w.table, w.policy, w.options());
+    auto session = g.attach("run-1").value(); // no clock advance: the holder is dead
+    auto events = agentrt::read_events(s, "run-1").value();
+    auto taken = std::find_if(events.begin(), events.end(), [](auto const& e) { return e.type == "lease.taken_over"; });
+    REQUIRE(taken != events.end());
+    CHECK(taken->data.at("why") == "holder_dead");
+}
+
+TEST_CASE("two concurrent resumes execute once") {
+    world w;
+    fs::path effects = w.dir.path / "effects";
+    w.decide = [](agentrt::tool_entry const& t, auto const&, auto const&) {
+        return t.name == "send_message" ? agentrt::require_approval("send", "ask") : agentrt::allow();
+    };
+    {
+        auto s = w.open();
+        agentrt::scripted_agent agent({decision::call("send_message", send_args)});
+        agentrt::driver d(s, w.table, w.policy, agent, w.options());
+        REQUIRE(d.start("goal").value().status == run_status::waiting_for_approval);
+        auto pending = agentrt::pending_approvals(s).at(0);
+        REQUIRE(agentrt::approve(s, "run-1", 0, pending.hash));
+    }
+    w.replace["send_message"] = [&](auto const&, auto const&) -> agentrt::tool_result {
+        int fd = ::open(effects.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0600);
+        REQUIRE(fd >= 0);
+        REQUIRE(::write(fd, "x", 1) == 1);
+        ::close(fd);
+        return agentrt::tool_output{{{"sent", true}}, "sent"};
+    };
+    int go[2];
+    REQUIRE(::pipe(go) == 0);
+    std::vector<pid_t> children;
+    for (int i = 0; i < 2; ++i) {
+        pid_t child = ::fork();
+        REQUIRE(child >= 0);
+        if (child == 0) {
+            ::close(go[1]);
+            char c;
+            (void)::read(go[0], &c, 1); // both start together
+            auto s = agentrt::store::open(w.store_path);
+            if (!s)
+                ::_exit(2);
+            agentrt::scripted_agent agent({decision::call("send_message", send_args), decision::complete("done")});
+            agentrt::driver d(*s, w.table, w.policy, agent, w.options());
+            auto run = d.resume("run-1");
+            ::_exit(run && run->status == run_status::completed ? 0 : 1);
+        }
+        children.push_back(child);
+    }
+    ::close(go[0]);
+    ::close(go[1]); // releases both
+    int won = 0;
+    for (pid_t child : children) {
+        int status = 0;
+        REQUIRE(::waitpid(child, &status, 0) == child);
+        REQUIRE(WIFEXITED(status));
+        CHECK(WEXITSTATUS(status) <= 1);
+        won += WEXITSTATUS(status) == 0;
+    }
+    CHECK(won == 1);
+    std::ifstream in(effects);
+    std::string written((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    CHECK(written == "x");
+    auto s = w.open();
+    CHECK(agentrt::read_run(s, "run-1").value().run.status == run_status::completed);
+    CHECK(agentrt::check_invariants(s).ok());
+}
+
+TEST_CASE("a step opened before its session released the run is left behind on attach") {
+    world w;
+    auto s = w.open();
+    agentrt::gate g(s, w.table, w.policy, w.options());
+    {
+        auto session = g.begin("goal").value();
+        (void)session.open_step().value();
+        (void)session.propose(decision::call("lookup_order", lookup_args)).value();
+        (void)session.execute().value(); // also opened step 1
+        REQUIRE(session.release());
+    }
+    auto session = g.attach("run-1").value();
+    auto step = agentrt::read_run(s, "run-1").value().steps.at(1);
+    CHECK(step.status == step_status::interrupted);
+    CHECK(step.resolution == "left_behind");
+    CHECK(session.open_step().value() == std::optional<std::uint64_t>(2));
+}

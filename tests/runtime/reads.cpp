@@ -1,0 +1,46 @@
+#include <agentrt/runtime/reads.hpp>
+
+#include "fixture.hpp"
+
+using namespace runtime_test;
+using agentrt::decision;
+
+TEST_CASE("runs are listed newest first, a page at a time") {
+    world w;
+    auto s = w.open();
+    agentrt::gate g(s, w.table, w.policy, w.options());
+    for (int i = 0; i < 5; ++i)
+        (void)g.begin("goal " + std::to_string(i)).value();
+    auto ids = [](std::vector<agentrt::run_record> const& runs) {
+        std::vector<std::string> out;
+        for (auto const& r : runs)
+            out.push_back(r.id);
+        return out;
+    };
+    auto first = agentrt::list_runs(s, {}, 2);
+    CHECK(ids(first) == std::vector<std::string>{"run-5", "run-4"});
+    auto second = agentrt::list_runs(s, first.back().id, 2);
+    CHECK(ids(second) == std::vector<std::string>{"run-3", "run-2"});
+    CHECK(ids(agentrt::list_runs(s, "run-1", 2)).empty());
+}
+
+TEST_CASE("a run is read with its steps and approvals, and a missing run is named") {
+    world w;
+    auto s = w.open();
+    agentrt::scripted_agent agent({decision::call("lookup_order", lookup_args), decision::complete("ok")});
+    agentrt::driver d(s, w.table, w.policy, agent, w.options());
+    (void)d.start("goal").value();
+    auto details = agentrt::read_run(s, "run-1").value();
+    CHECK(details.steps.size() == 2);
+    CHECK(details.approvals.empty());
+    auto missing = agentrt::read_run(s, "nope");
+    REQUIRE_FALSE(missing);
+    CHECK(missing.error().message == "no run nope");
+}
+
+TEST_CASE("text is capped for display with the original length stated") {
+    CHECK(agentrt::capped("short", 10) == "short");
+    CHECK(agentrt::capped("0123456789abc", 4) == "0123 \xE2\x80\xA6 (13 bytes)");
+    // Never cuts inside a UTF-8 sequence: "é" is two bytes.
+    CHECK(agentrt::capped("a\xC3\xA9z", 2) == "a \xE2\x80\xA6 (4 bytes)");
+}

@@ -1,0 +1,188 @@
+#include <agentrt/runtime/store.hpp>
+
+#include "fixture.hpp"
+#include "keys.hpp"
+
+#include <sys/stat.h>
+
+using namespace runtime_test;
+
+namespace {
+agentrt::run_record sample_run(std::string id) {
+    agentrt::run_record run;
+    run.id = std::move(id);
+    run.goal = "a goal";
+    return run;
+}
+unsigned mode_of(fs::path const& p) {
+    struct stat st {};
+    REQUIRE(::stat(p.c_str(), &st) == 0);
+    return st.st_mode & 0777;
+}
+} // namespace
+
+TEST_CASE("a store is created owner-only") {
+    world w;
+    auto s = w.open();
+    CHECK(mode_of(w.store_path / "data.mdb") == 0600);
+    CHECK(mode_of(w.store_path / "lock.mdb") == 0600);
+    CHECK(mode_of(w.store_path / "owners.lock") == 0600);
+}
+
+TEST_CASE("a store file others can write is refused with the command that fixes it") {
+    world w;
+    { auto s = w.open(); }
+    ::chmod((w.store_path / "data.mdb").c_str(), 0664);
+    auto s = agentrt::store::open(w.store_path);
+    REQUIRE_FALSE(s);
+    CHECK(s.error().code == agentrt::errc::store_failed);
+    CHECK(s.error().message == "store file " + (w.store_path / "data.mdb").string() +
+                                   " is writable by group or others (mode 664); make it owner-only with: chmod 600 " +
+                                   (w.store_path / "data.mdb").string());
+}
+
+TEST_CASE("an operator never creates a store") {
+    world w;
+    auto s = agentrt::store::open(w.store_path, {.access = agentrt::store_access::operator_only});
+    REQUIRE_FALSE(s);
+    CHECK(s.error().message == "no store at " + w.store_path.string() + " (an operator never creates one)");
+    CHECK_FALSE(fs::exists(w.store_path));
+}
+
+TEST_CASE("a store of a newer schema is refused by name") {
+    world w;
+    { auto s = w.open(); }
+    {
+        raw_lmdb raw(w.store_path);
+        raw.put("meta", "schema_version", "2");
+        raw.commit();
+    }
+    auto s = agentrt::store::open(w.store_path);
+    REQUIRE_FALSE(s);
+    CHECK(s.error().message == "store " + w.store_path.string() +
+                                   " has schema version 2, newer than this library's 1: open it with a newer agentrt");
+}
+
+TEST_CASE("a writer migrates an older store and an operator refuses to") {
+    world w;
+    { auto s = w.open(); }
+    {
+        raw_lmdb raw(w.store_path);
+        raw.put("meta", "schema_version", "0");
+        raw.commit();
+    }
+    auto op = agentrt::store::open(w.store_path, {.access = agentrt::store_access::operator_only});
+    REQUIRE_FALSE(op);
+    CHECK(op.error().message.find("an operator never migrates") != std::string::npos);
+    { auto s = w.open(); }
+    raw_lmdb raw(w.store_path);
+    CHECK(raw.get("meta", "schema_version") == "1");
+}
+
+TEST_CASE("a store cannot be opened twice in one process") {
+    world w;
+    auto first = w.open();
+    auto second = agentrt::store::open(w.store_path);
+    REQUIRE_FALSE(second);
+    CHECK(second.error().code == agentrt::errc::refused);
+}
+
+TEST_CASE("an exception inside a transaction leaves the store unchanged") {
+    world w;
+    auto s = w.open();
+    s.write([](agentrt::store_writer& wr) {
+        auto run = sample_run("kept");
+        wr.append(run, "run.created", {}, 1);
+        wr.put(run);
+    });
+    CHECK_THROWS_WITH_AS(s.write([](agentrt::store_writer& wr) {
+        auto run = sample_run("lost");
+        wr.append(run, "run.created", {}, 2);
+        wr.put(run);
+        auto kept = wr.run("kept").value();
+        kept.goal = "changed";
+        wr.put(kept);
+        throw std::runtime_error("boom");
+    }),
+                         "boom", std::runtime_error);
+    s.read([](agentrt::store_reader const& r) {
+        CHECK_FALSE(r.run("lost"));
+        CHECK(r.run("kept")->goal == "a goal");
+        CHECK(r.events("lost").empty());
+        CHECK(r.runs({}, 10).size() == 1);
+    });
+    CHECK(agentrt::verify(s).ok());
+}
+
+TEST_CASE("a full map grows and nothing is lost") {
+    world w;
+    auto s = w.open({.initial_map_bytes = 64 << 10, .max_map_bytes = std::size_t{1} << 30});
+    std::string big(4000, 'x');
+    for (int i = 0; i < 300; ++i)
+        s.write([&](agentrt::store_writer& wr) {
+            auto run = sample_run("run-" + std::to_string(i));
+            run.goal = big;
+            wr.append(run, "run.created", {{"goal", big}}, i);
+            wr.put(run);
+        });
+    CHECK(s.stats().map_grows > 0);
+    CHECK(s.stats().map_bytes > std::size_t{64} << 10);
+    s.read([](agentrt::store_reader const& r) { CHECK(r.runs({}, 1000).size() == 300); });
+    CHECK(agentrt::verify(s).ok());
+}
+
+TEST_CASE("a full map at its maximum fails the transaction with a clear error and loses nothing") {
+    world w;
+    auto s = w.open({.initial_map_bytes = 64 << 10, .max_map_bytes = 64 << 10});
+    std::string big(4000, 'x');
+    int written = 0;
+    try {
+        for (; written < 1000; ++written)
+            s.write([&](agentrt::store_writer& wr) {
+                auto run = sample_run("run-" + std::to_string(written));
+                run.goal = big;
+                wr.put(run);
+            });
+        FAIL("the map never filled");
+    } catch (agentrt::exception const& e) {
+        CHECK(e.error().message.find("is full at its maximum map size") != std::string::npos);
+    }
+    s.read([&](agentrt::store_reader const& r) { CHECK(r.runs({}, 1000).size() == std::size_t(written)); });
+}
+
+TEST_CASE("observers see each event after its transaction commits") {
+    world w;
+    auto s = w.open();
+    std::vector<std::string> seen;
+    s.observe([&](agentrt::event_record const& e) {
+        // After the commit: the event is readable in a new transaction.
+        auto stored = s.read([&](agentrt::store_reader const& r) { return r.events(e.run_id).size(); });
+        seen.push_back(e.type + "@" + std::to_string(stored));
+    });
+    CHECK_THROWS(s.write([](agentrt::store_writer& wr) {
+        auto run = sample_run("aborted");
+        wr.append(run, "run.created", {}, 1);
+        throw std::runtime_error("abort");
+    }));
+    s.write([](agentrt::store_writer& wr) {
+        auto run = sample_run("r");
+        wr.append(run, "run.created", {}, 1);
+        wr.append(run, "run.started", {}, 1);
+        wr.put(run);
+    });
+    CHECK(seen == std::vector<std::string>{"run.created@2", "run.started@2"});
+}
+
+TEST_CASE("power_loss syncs every commit and flushes before a side effect; process_crash never syncs") {
+    world w;
+    {
+        auto s = w.open();
+        s.write([](agentrt::store_writer& wr) { wr.put_meta("a", "1"); });
+        s.write([](agentrt::store_writer& wr) { wr.put_meta("b", "1"); }, true);
+        CHECK(s.stats().commits == 2);
+        CHECK(s.stats().syncs == 3);
+    }
+    auto s = w.open({.durability = agentrt::durability::process_crash});
+    s.write([](agentrt::store_writer& wr) { wr.put_meta("c", "1"); }, true);
+    CHECK(s.stats().syncs == 0);
+}

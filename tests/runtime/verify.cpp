@@ -1,0 +1,150 @@
+#include <agentrt/runtime/verify.hpp>
+
+#include "fixture.hpp"
+#include "keys.hpp"
+
+#include <boost/json/parse.hpp>
+#include <boost/json/serialize.hpp>
+
+using namespace runtime_test;
+using agentrt::decision;
+
+namespace {
+
+// Three completed runs of two steps each: run-1, run-2, run-3.
+void three_runs(world& w) {
+    auto s = w.open();
+    for (int i = 0; i < 3; ++i) {
+        agentrt::scripted_agent agent({decision::call("lookup_order", lookup_args), decision::complete("ok")});
+        agentrt::driver d(s, w.table, w.policy, agent, w.options());
+        REQUIRE(d.start("goal").value().status == agentrt::run_status::completed);
+    }
+    REQUIRE(agentrt::verify(s).ok());
+}
+
+void delete_run(raw_lmdb& raw, std::string const& id, std::uint64_t order) {
+    raw.del("runs", id);
+    raw.del("run_order", agentrt::lmdb::big_endian(order));
+    for (std::uint64_t seq = 0;; ++seq) {
+        MDB_val k{}, v{};
+        auto key = agentrt::keys::event(id, seq);
+        k = {key.size(), key.data()};
+        if (mdb_get(raw.txn, raw.db("events"), &k, &v) != 0)
+            break;
+        raw.del("events", key);
+    }
+}
+
+} // namespace
+
+TEST_CASE("verify passes an untouched store and counts what it checked") {
+    world w;
+    three_runs(w);
+    auto s = w.open();
+    auto report = agentrt::verify(s);
+    CHECK(report.ok());
+    CHECK(report.runs == 3);
+    CHECK(report.events == 3 * 10);
+}
+
+TEST_CASE("verify finds an altered event") {
+    world w;
+    three_runs(w);
+    {
+        raw_lmdb raw(w.store_path);
+        auto key = agentrt::keys::event("run-2", 3);
+        auto row = boost::json::parse(raw.get("events", key)).as_object();
+        row["data"].as_object()["decision"] = "something else";
+        raw.put("events", key, boost::json::serialize(row));
+        raw.commit();
+    }
+    auto s = w.open();
+    CHECK(agentrt::verify(s).first_break ==
+          "run run-2 event 3 (step.decided) was altered: its content no longer matches its hash");
+}
+
+TEST_CASE("verify finds an altered event whose hash was recomputed") {
+    world w;
+    three_runs(w);
+    {
+        raw_lmdb raw(w.store_path);
+        auto key = agentrt::keys::event("run-2", 3);
+        auto e = agentrt::event_from_json(boost::json::parse(raw.get("events", key)));
+        e.data["decision"] = "something else";
+        e.hash = agentrt::event_hash(e);
+        raw.put("events", key, boost::json::serialize(agentrt::to_json(e)));
+        raw.commit();
+    }
+    auto s = w.open();
+    CHECK(agentrt::verify(s).first_break ==
+          "run run-2 event 4 (step.policy) does not link to the event before it: an event before it was altered, "
+          "replaced or deleted");
+}
+
+TEST_CASE("verify finds a deleted event") {
+    world w;
+    three_runs(w);
+    {
+        raw_lmdb raw(w.store_path);
+        raw.del("events", agentrt::keys::event("run-1", 2));
+        raw.commit();
+    }
+    auto s = w.open();
+    CHECK(agentrt::verify(s).first_break == "run run-1: event 2 is missing (found event 3 in its place)");
+}
+
+TEST_CASE("verify finds a deleted last event") {
+    world w;
+    three_runs(w);
+    {
+        raw_lmdb raw(w.store_path);
+        raw.del("events", agentrt::keys::event("run-3", 9));
+        raw.commit();
+    }
+    auto s = w.open();
+    CHECK(agentrt::verify(s).first_break ==
+          "run run-3: its last event(s) are missing (the chain ends at event 9 before the recorded head)");
+}
+
+TEST_CASE("verify finds a deleted run") {
+    world w;
+    three_runs(w);
+    {
+        raw_lmdb raw(w.store_path);
+        delete_run(raw, "run-2", 2);
+        raw.commit();
+    }
+    auto s = w.open();
+    auto report = agentrt::verify(s);
+    CHECK(report.first_break.starts_with("the run created before run run-3 is missing"));
+}
+
+TEST_CASE("verify finds the newest run deleted") {
+    world w;
+    three_runs(w);
+    {
+        raw_lmdb raw(w.store_path);
+        delete_run(raw, "run-3", 3);
+        raw.commit();
+    }
+    auto s = w.open();
+    auto report = agentrt::verify(s);
+    CHECK(report.first_break.starts_with("the newest run (run.created "));
+    CHECK(report.first_break.ends_with(") is missing: a run was deleted"));
+}
+
+TEST_CASE("one run's exported events verify on their own") {
+    world w;
+    three_runs(w);
+    auto s = w.open();
+    auto events = agentrt::read_events(s, "run-2").value();
+    auto head = agentrt::read_run(s, "run-2").value().run.head;
+    CHECK(agentrt::verify_events(events, head).ok());
+    auto altered = events;
+    altered[5].data["observation"] = "forged";
+    CHECK(agentrt::verify_events(altered, head).first_break ==
+          "run run-2 event 5 (step.tool_started) was altered: its content no longer matches its hash");
+    altered = events;
+    altered.pop_back();
+    CHECK_FALSE(agentrt::verify_events(altered, head).ok());
+}
