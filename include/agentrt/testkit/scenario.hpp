@@ -1,0 +1,117 @@
+// agentrt/testkit/scenario.hpp — the crash harness: run a scenario, crash it, resume it, check it.
+//
+//     agentrt::testkit::scenario shop;
+//     shop.tools = [] { return shop_catalog{}.table(); };
+//     shop.policy = [] { return agentrt::lower_policy(shop_policy{}, shop_catalog{}); };
+//     shop.agent = [] { return std::make_unique<agentrt::scripted_agent>(script); };
+//     shop.goal = "refund order 7";
+//     auto result = run_scenario(shop, {{1, crash_point::after_effect_before_outcome}});
+//     CHECK(result.ok());                      // or: check_scenario(shop, crashes) reports problems
+//     explore(shop);                           // a crash at every point of every step it reaches
+//
+// Each process of a scenario is a real one: the run executes in a forked child, which is killed with
+// SIGKILL at the crash point (inside the commit's aftermath, or right after a tool's effect); the
+// next child resumes. The dead process writes nothing more and its lease stays held; the runtime
+// detects the dead holder at once. Every process gets the same deterministic record clock and id
+// source, continued across processes, so two runs of a scenario record the same logical store.
+#pragma once
+
+#include <agentrt/catalog/policy.hpp>
+#include <agentrt/catalog/tool_table.hpp>
+#include <agentrt/runtime/agent.hpp>
+#include <agentrt/runtime/gate.hpp>
+#include <agentrt/runtime/records.hpp>
+#include <agentrt/runtime/store.hpp>
+
+#include <filesystem>
+#include <functional>
+#include <memory>
+#include <source_location>
+#include <string>
+#include <vector>
+
+namespace agentrt::testkit {
+
+// Where a process can die (DESIGN.md section 6). A step's points are named by the step's index.
+enum class crash_point : std::uint8_t {
+    after_step_started,
+    after_step_decided,
+    after_policy_allowed,
+    after_tool_started,
+    after_effect_before_outcome, // the tool did its work; its outcome is not recorded
+    after_tool_finished,
+    after_run_resumed,
+    after_step_interrupted,
+    after_attach_allowed, // a resumed grant was re-evaluated and allowed
+};
+
+std::string_view to_string(crash_point p) noexcept;
+
+struct crash {
+    std::uint64_t step = 0;
+    crash_point point = crash_point::after_step_started;
+    friend bool operator==(crash const&, crash const&) = default;
+};
+
+std::string to_string(crash const& c);
+
+enum class operator_answer : std::uint8_t { approve, reject, leave };
+using operator_function = std::function<operator_answer(approval_record const&)>;
+
+struct scenario {
+    // Built afresh in every process, as a restarted program would build them.
+    std::function<tool_table()> tools;
+    std::function<evaluator()> policy;
+    std::function<std::unique_ptr<agentrt::agent>()> agent;
+    std::string goal = "scenario";
+    agentrt::limits limits;
+    reconcile_hook reconcile;
+    operator_function answer = [](approval_record const&) { return operator_answer::approve; };
+    std::int64_t clock_start_ms = 1'700'000'000'000; // the record clock: +1 s per reading
+    std::filesystem::path store;                     // empty: a fresh temporary store per run of the scenario
+    agentrt::durability durability = durability::process_crash;
+    std::chrono::milliseconds lease_duration{30'000};
+    int max_processes = 16; // a scenario that needs more is reported as stuck
+};
+
+struct invocation {
+    std::string tool;
+    std::uint64_t step = 0;
+    int process = 0;       // 0 for the first process, 1 for the first resume, ...
+    bool returned = false; // false: the process died inside the tool, or right after it
+};
+
+struct scenario_result {
+    std::filesystem::path store;
+    run_record run;
+    std::vector<step_record> steps;
+    std::vector<approval_record> approvals;
+    std::vector<event_record> events;
+    std::vector<invocation> invocations;
+    std::vector<crash> crashes_fired;
+    int resumes = 0;
+    std::vector<std::string> problems; // invariant violations, each naming its step or event
+
+    bool ok() const noexcept { return problems.empty(); }
+    std::size_t invocations_of(std::string_view tool) const;
+};
+
+// Runs the scenario, crashing at each requested point in turn (a point not reached is a problem).
+scenario_result run_scenario(scenario const& s, std::vector<crash> const& crashes = {});
+
+// run_scenario, reporting every problem through the current reporter; false when any.
+bool check_scenario(scenario const& s, std::vector<crash> const& crashes = {},
+                    std::source_location where = std::source_location::current());
+
+struct explore_summary {
+    std::size_t crashes_tried = 0;
+    std::size_t resumes = 0;
+    std::size_t failures = 0;
+    double seconds = 0;
+};
+
+// Crashes at every point of every step the uncrashed scenario reaches, one run per crash, and
+// reports every failure; prints a summary line. Fails when it tried nothing.
+explore_summary explore(scenario const& s, std::source_location where = std::source_location::current());
+
+} // namespace agentrt::testkit
