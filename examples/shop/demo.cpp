@@ -40,7 +40,10 @@ agentrt::testkit::scenario shop_scenario(fs::path const& outbox) {
 }
 
 void section(std::string_view title) {
-    std::cout << "\n━━ " << title << " " << std::string(70 - title.size(), '━') << "\n";
+    std::string rule;
+    for (std::size_t i = title.size(); i < 70; ++i)
+        rule += "━";
+    std::cout << "\n━━ " << title << " " << rule << "\n";
 }
 
 std::vector<std::string> lines_of(fs::path const& file) {
