@@ -6,6 +6,8 @@
 #include <agentrt/runtime/reads.hpp>
 #include <agentrt/testkit/report.hpp>
 
+#include "scenario_internal.hpp"
+
 #include <chrono>
 #include <csignal>
 #include <cstdio>
@@ -139,6 +141,9 @@ std::optional<std::uint64_t> crash_step_of(event_record const& e, std::uint64_t 
 // One process of the scenario. Never returns: it exits, or is killed at its crash point.
 [[noreturn]] void run_process(scenario const& s, harness_files const& files, fs::path const& store_path,
                               std::vector<crash> const& crashes, int process) {
+    // A test framework's crash handlers belong to the parent: a child dies as a plain process.
+    for (int sig : {SIGABRT, SIGSEGV, SIGFPE, SIGILL, SIGBUS, SIGTERM})
+        std::signal(sig, SIG_DFL);
     int code = 0;
     try {
         std::size_t fired = read_lines(files.crashes()).size();
@@ -364,8 +369,6 @@ scenario_result run_scenario(scenario const& s, std::vector<crash> const& crashe
     return result;
 }
 
-namespace {
-
 std::string describe(scenario_result const& r, std::vector<crash> const& crashes) {
     std::string crashes_text;
     for (auto const& c : crashes)
@@ -377,8 +380,6 @@ std::string describe(scenario_result const& r, std::vector<crash> const& crashes
     return out;
 }
 
-} // namespace
-
 bool check_scenario(scenario const& s, std::vector<crash> const& crashes, std::source_location where) {
     auto r = run_scenario(s, crashes);
     if (r.ok())
@@ -387,15 +388,7 @@ bool check_scenario(scenario const& s, std::vector<crash> const& crashes, std::s
     return false;
 }
 
-explore_summary explore(scenario const& s, std::source_location where) {
-    auto started = std::chrono::steady_clock::now();
-    explore_summary summary;
-    auto baseline = run_scenario(s);
-    if (!baseline.ok()) {
-        ++summary.failures;
-        current_reporter().fail(where, "explore: the scenario fails without any crash: " + describe(baseline, {}));
-        return summary;
-    }
+std::vector<crash> reachable_points(scenario_result const& baseline) {
     std::vector<crash> points;
     auto add = [&](crash c) {
         if (std::find(points.begin(), points.end(), c) == points.end())
@@ -411,8 +404,19 @@ explore_summary explore(scenario const& s, std::source_location where) {
     }
     for (auto const& i : baseline.invocations)
         add({i.step, crash_point::after_effect_before_outcome});
+    return points;
+}
 
-    for (auto const& c : points) {
+explore_summary explore(scenario const& s, std::source_location where) {
+    auto started = std::chrono::steady_clock::now();
+    explore_summary summary;
+    auto baseline = run_scenario(s);
+    if (!baseline.ok()) {
+        ++summary.failures;
+        current_reporter().fail(where, "explore: the scenario fails without any crash: " + describe(baseline, {}));
+        return summary;
+    }
+    for (auto const& c : reachable_points(baseline)) {
         auto r = run_scenario(s, {c});
         ++summary.crashes_tried;
         summary.resumes += std::size_t(r.resumes);

@@ -112,6 +112,38 @@ TEST_SUITE("testkit") {
               std::string::npos);
     }
 
+    TEST_CASE("crash harness: explore_random tries schedules of several crashes and finds nothing wrong") {
+        CHECK(explore_random(shop_scenario(), {.cases = 8, .max_crashes = 3, .seed = 7}));
+    }
+
+    namespace {
+    // An agent that cannot bear to see its own interrupted step: it aborts the process.
+    struct fragile_agent final : agentrt::agent {
+        agentrt::decision decide(agentrt::agent_view const& view) override {
+            for (auto const& step : view.steps)
+                if (step.status == agentrt::step_status::interrupted)
+                    std::abort();
+            return view.step_index == 0 ? agentrt::decision::call("lookup_order", R"({"order_id":"ord-7"})")
+                                        : agentrt::decision::complete("done");
+        }
+    };
+    } // namespace
+
+    TEST_CASE("crash harness: explore_random reports a failing schedule, shrunk") {
+        auto s = shop_scenario();
+        s.agent = [] { return std::make_unique<fragile_agent>(); };
+        test_support::recording_reporter recorded;
+        scoped_reporter installed(recorded);
+        CHECK(!explore_random(s, {.cases = 30, .max_crashes = 3, .seed = 11}));
+        REQUIRE(recorded.reports.size() == 1);
+        auto const& message = recorded.reports[0].message;
+        CHECK(message.starts_with("explore_random: Falsifiable"));
+        CHECK(message.find("was killed by signal 6") != std::string::npos);
+        // Shrunk: one crash is enough to make the agent see an interrupted step.
+        CHECK(message.find("scenario with crashes [step 0 ") != std::string::npos);
+        CHECK(message.find(", step") == std::string::npos);
+    }
+
     TEST_CASE("crash harness: explore crashes at every point of every step and finds nothing wrong") {
         test_support::recording_reporter recorded;
         scoped_reporter installed(recorded);

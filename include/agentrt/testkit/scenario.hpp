@@ -114,4 +114,16 @@ struct explore_summary {
 // reports every failure; prints a summary line. Fails when it tried nothing.
 explore_summary explore(scenario const& s, std::source_location where = std::source_location::current());
 
+struct explore_random_options {
+    int cases = 20; // schedules tried
+    std::size_t max_crashes = 3;
+    std::uint64_t seed = 0; // 0: RapidCheck's configured seed (RC_PARAMS)
+};
+
+// A RapidCheck property over schedules of up to `max_crashes` crashes, drawn from the points the
+// uncrashed scenario reaches; a failing schedule is shrunk to the smallest one that still fails.
+// (A crash a schedule makes unreachable, because an earlier crash changed the path, is no failure.)
+bool explore_random(scenario const& s, explore_random_options const& options = {},
+                    std::source_location where = std::source_location::current());
+
 } // namespace agentrt::testkit

@@ -1,0 +1,59 @@
+#include <agentrt/testkit/report.hpp>
+#include <agentrt/testkit/scenario.hpp>
+
+#include "scenario_internal.hpp"
+
+#include <rapidcheck.h>
+
+#include <algorithm>
+#include <sstream>
+
+namespace agentrt::testkit {
+
+bool explore_random(scenario const& s, explore_random_options const& options, std::source_location where) {
+    auto baseline = run_scenario(s);
+    if (!baseline.ok()) {
+        current_reporter().fail(where,
+                                "explore_random: the scenario fails without any crash: " + describe(baseline, {}));
+        return false;
+    }
+    auto const points = reachable_points(baseline);
+    if (points.empty()) {
+        current_reporter().fail(where, "explore_random: the scenario reached no crash point, so nothing was explored");
+        return false;
+    }
+
+    auto property = [&] {
+        auto picked =
+            *rc::gen::container<std::vector<std::size_t>>(*rc::gen::inRange<std::size_t>(0, options.max_crashes + 1),
+                                                          rc::gen::inRange<std::size_t>(0, points.size()));
+        // A schedule arms its crashes in the order the uncrashed run reaches them.
+        std::sort(picked.begin(), picked.end());
+        picked.erase(std::unique(picked.begin(), picked.end()), picked.end());
+        std::vector<crash> schedule;
+        for (auto i : picked)
+            schedule.push_back(points[i]);
+        auto r = run_scenario(s, schedule);
+        std::erase_if(r.problems, [](std::string const& p) { return p.ends_with("was requested but never reached"); });
+        if (!r.ok())
+            RC_FAIL(describe(r, schedule));
+    };
+
+    rc::detail::TestParams params = rc::detail::configuration().testParams;
+    params.maxSuccess = options.cases;
+    if (options.seed != 0)
+        params.seed = options.seed;
+    rc::detail::TestMetadata metadata;
+    metadata.id = "agentrt.explore_random";
+    metadata.description = "explore_random";
+    auto result = rc::detail::checkProperty(rc::detail::toProperty(property), metadata, params);
+    rc::detail::FailureResult failure;
+    if (!result.match(failure))
+        return true;
+    std::ostringstream message;
+    rc::detail::printResultMessage(result, message);
+    current_reporter().fail(where, "explore_random: " + message.str());
+    return false;
+}
+
+} // namespace agentrt::testkit

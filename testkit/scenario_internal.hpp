@@ -1,0 +1,17 @@
+// What the crash harness's parts share (private to testkit/).
+#pragma once
+
+#include <agentrt/testkit/scenario.hpp>
+
+#include <string>
+#include <vector>
+
+namespace agentrt::testkit {
+
+// The crash points an uncrashed run of a scenario reached, in the order it reached them.
+std::vector<crash> reachable_points(scenario_result const& baseline);
+
+// The scenario's crashes, resumes, store and problems, for a failure report.
+std::string describe(scenario_result const& r, std::vector<crash> const& crashes);
+
+} // namespace agentrt::testkit
