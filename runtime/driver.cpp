@@ -43,12 +43,18 @@ result<run_record> driver::drive(session& s) {
         std::erase_if(steps, [&](step_record const& st) { return st.index >= **opened; });
         std::optional<decision> d;
         try {
-            d = agent_->decide(agent_view{run, steps, **opened});
+            d = agent_->decide(agent_view{run, steps, **opened, [&s](model& m, model_request const& request) {
+                                              return s.call_model(m, request);
+                                          }});
         } catch (std::exception const& x) {
+            if (s.run().status != run_status::running)
+                break; // a model limit ended the run while the agent decided
             if (auto failed = s.fail(std::string("the agent threw: ") + x.what()); !failed)
                 return failed.error();
             break;
         }
+        if (s.run().status != run_status::running)
+            break;
         auto step = s.propose(*d);
         if (!step)
             return step.error();
