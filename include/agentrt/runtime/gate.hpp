@@ -101,6 +101,7 @@ private:
     std::optional<std::uint64_t> open_;    // the step opened and not yet decided
     std::optional<std::uint64_t> pending_; // the step allowed and not yet executed
     bool preopened_ = false;               // open_ was opened by the commit that settled the step before
+    std::shared_ptr<void> view_cache_;     // the settled steps the policy's view was built from
 };
 
 class gate {
