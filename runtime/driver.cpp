@@ -31,24 +31,37 @@ result<run_record> driver::drive(session& s) {
     if (s.pending_execution())
         if (auto done = s.execute(); !done)
             return done.error();
+    std::vector<step_record> steps;
     for (;;) {
         auto opened = s.open_step();
         if (!opened)
             return opened.error();
         if (!*opened)
             break;
-        auto [run, steps] = gate_.storage().read([&](store_reader const& r) {
-            return std::pair{r.run(s.run_id()).value(), r.steps(s.run_id())};
+        // Steps before the open one are settled: read only the new ones, so a step costs the same
+        // in a long run as in a short one.
+        if (steps.size() > **opened)
+            steps.clear();
+        auto run = gate_.storage().read([&](store_reader const& r) {
+            for (std::uint64_t i = steps.size(); i < **opened; ++i)
+                if (auto st = r.step(s.run_id(), i))
+                    steps.push_back(std::move(*st));
+            return r.run(s.run_id()).value();
         });
-        std::erase_if(steps, [&](step_record const& st) { return st.index >= **opened; });
         std::optional<decision> d;
         try {
-            d = agent_->decide(agent_view{run, steps, **opened});
+            d = agent_->decide(agent_view{run, steps, **opened, [&s](model& m, model_request const& request) {
+                                              return s.call_model(m, request);
+                                          }});
         } catch (std::exception const& x) {
+            if (s.run().status != run_status::running)
+                break; // a model limit ended the run while the agent decided
             if (auto failed = s.fail(std::string("the agent threw: ") + x.what()); !failed)
                 return failed.error();
             break;
         }
+        if (s.run().status != run_status::running)
+            break;
         auto step = s.propose(*d);
         if (!step)
             return step.error();

@@ -129,20 +129,33 @@ approval_record request_approval(store_writer& w, run_record& run, step_record c
     return a;
 }
 
+void refresh(view_snapshot& snap, store const& s, std::string_view run_id, std::uint64_t before_step) {
+    if (snap.steps.size() > before_step || (!snap.steps.empty() && snap.steps.front().run_id != run_id))
+        snap.steps.clear();
+    s.read([&](store_reader const& r) {
+        snap.run = r.run(run_id).value();
+        // Steps before the one being decided are settled: only the new ones are read, so building a
+        // view stays flat in run length.
+        for (std::uint64_t i = snap.steps.size(); i < before_step; ++i)
+            if (auto st = r.step(run_id, i))
+                snap.steps.push_back(std::move(*st));
+            else
+                break;
+        snap.approvals = r.approvals(run_id);
+    });
+    snap.step_views.clear();
+    snap.approval_views.clear();
+    for (auto const& st : snap.steps)
+        snap.step_views.push_back({st.index, st.tool, st.arguments, to_string(st.status), st.observation});
+    for (auto const& a : snap.approvals)
+        snap.approval_views.push_back({a.step_index, a.kind, to_string(a.status)});
+    snap.view = run_view{snap.run.id,     snap.run.goal,      snap.run.next_step, snap.run.failed_streak,
+                         snap.step_views, snap.approval_views};
+}
+
 std::unique_ptr<view_snapshot> snapshot(store const& s, std::string_view run_id, std::uint64_t before_step) {
     auto snap = std::make_unique<view_snapshot>();
-    s.read([&](store_reader const& r) {
-        snap->run = r.run(run_id).value();
-        snap->steps = r.steps(run_id);
-        snap->approvals = r.approvals(run_id);
-    });
-    std::erase_if(snap->steps, [&](step_record const& st) { return st.index >= before_step; });
-    for (auto const& st : snap->steps)
-        snap->step_views.push_back({st.index, st.tool, st.arguments, to_string(st.status), st.observation});
-    for (auto const& a : snap->approvals)
-        snap->approval_views.push_back({a.step_index, a.kind, to_string(a.status)});
-    snap->view = run_view{snap->run.id,     snap->run.goal,      snap->run.next_step, snap->run.failed_streak,
-                          snap->step_views, snap->approval_views};
+    refresh(*snap, s, run_id, before_step);
     return snap;
 }
 

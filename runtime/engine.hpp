@@ -53,6 +53,8 @@ struct view_snapshot {
     std::vector<approval_view> approval_views;
     run_view view;
 };
+// Brings a snapshot up to date, reading only the steps it does not hold yet.
+void refresh(view_snapshot& snap, store const& s, std::string_view run_id, std::uint64_t before_step);
 std::unique_ptr<view_snapshot> snapshot(store const& s, std::string_view run_id, std::uint64_t before_step);
 
 // The policy's answer, or why it has none (it threw, or its capability or presentation is unusable).

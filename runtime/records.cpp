@@ -124,6 +124,9 @@ boost::json::object to_json(run_record const& r) {
             {"next_step", r.next_step},
             {"failed_streak", r.failed_streak},
             {"event_count", r.event_count},
+            {"model_calls", r.model_calls},
+            {"tokens", r.tokens},
+            {"cost_micros", r.cost_micros},
             {"head", r.head},
             {"policy", r.policy},
             {"lease", std::move(lease)}};
@@ -144,6 +147,9 @@ run_record run_from_json(boost::json::value const& v) {
     r.next_step = count(o, "next_step", rec);
     r.failed_streak = count(o, "failed_streak", rec);
     r.event_count = count(o, "event_count", rec);
+    r.model_calls = count(o, "model_calls", rec);
+    r.tokens = count(o, "tokens", rec);
+    r.cost_micros = count(o, "cost_micros", rec);
     r.head = text(o, "head", rec);
     r.policy = text(o, "policy", rec);
     auto const& lease = as_object(field(o, "lease", rec), "lease");
@@ -272,6 +278,42 @@ event_record event_from_json(boost::json::value const& v) {
     e.prev = text(o, "prev", rec);
     e.hash = text(o, "hash", rec);
     return e;
+}
+
+boost::json::object to_json(model_call_record const& m) {
+    return {{"run", m.run_id},
+            {"seq", m.seq},
+            {"step", m.step_index},
+            {"attempt", m.attempt},
+            {"model", m.model},
+            {"status", m.status},
+            {"input_tokens", m.input_tokens},
+            {"output_tokens", m.output_tokens},
+            {"cost_micros", m.cost_micros},
+            {"error", m.error},
+            {"request_hash", m.request_hash},
+            {"dispatched", m.dispatched_ms},
+            {"finished", m.finished_ms}};
+}
+
+model_call_record model_call_from_json(boost::json::value const& v) {
+    constexpr std::string_view rec = "model call";
+    auto const& o = as_object(v, rec);
+    model_call_record m;
+    m.run_id = text(o, "run", rec);
+    m.seq = count(o, "seq", rec);
+    m.step_index = count(o, "step", rec);
+    m.attempt = static_cast<std::uint32_t>(count(o, "attempt", rec));
+    m.model = text(o, "model", rec);
+    m.status = text(o, "status", rec);
+    m.input_tokens = count(o, "input_tokens", rec);
+    m.output_tokens = count(o, "output_tokens", rec);
+    m.cost_micros = count(o, "cost_micros", rec);
+    m.error = text(o, "error", rec);
+    m.request_hash = text(o, "request_hash", rec);
+    m.dispatched_ms = integer(o, "dispatched", rec);
+    m.finished_ms = integer(o, "finished", rec);
+    return m;
 }
 
 } // namespace agentrt

@@ -233,14 +233,16 @@ result<step_record> session::propose(decision const& d) {
     tool_entry const* tool = nullptr;
     std::optional<accepted_call> call;
     std::optional<error> invalid;
-    std::unique_ptr<engine::view_snapshot> snap;
+    if (!view_cache_)
+        view_cache_ = std::make_shared<engine::view_snapshot>();
+    auto* snap = static_cast<engine::view_snapshot*>(view_cache_.get());
     engine::evaluation answer;
     if (d.kind == decision_kind::tool_call) {
         auto accepted = gate_->tools_->accept(d.tool, d.arguments);
         if (accepted) {
             call = std::move(*accepted);
             tool = &gate_->tools_->at(call->index);
-            snap = engine::snapshot(*gate_->store_, run_id_, index);
+            engine::refresh(*snap, *gate_->store_, run_id_, index);
             answer = engine::evaluate(policy, *tool, call->args, snap->view);
         } else {
             invalid = accepted.error();

@@ -118,6 +118,10 @@ public:
         return scan(s_.events, run_id, event_from_json);
     }
 
+    std::vector<model_call_record> model_calls(std::string_view run_id) const override {
+        return scan(s_.model_calls, run_id, model_call_from_json);
+    }
+
     std::optional<std::string> meta(std::string_view key) const override {
         std::string v;
         if (!lmdb::get(t_, s_.meta, key, v))
@@ -168,6 +172,9 @@ public:
     }
     void put(approval_record const& a) override {
         lmdb::put(t_, s_.approvals, keys::approval(a.run_id, a.step_index, a.seq), boost::json::serialize(to_json(a)));
+    }
+    void put(model_call_record const& m) override {
+        lmdb::put(t_, s_.model_calls, keys::event(m.run_id, m.seq), boost::json::serialize(to_json(m)));
     }
     void put_meta(std::string_view key, std::string_view value) override { lmdb::put(t_, s_.meta, key, value); }
     void put_tool_spec(std::string_view hash, std::string_view spec) override {

@@ -12,8 +12,10 @@
 #include <agentrt/runtime/driver.hpp>
 #include <agentrt/runtime/gate.hpp>
 #include <agentrt/runtime/limits.hpp>
+#include <agentrt/runtime/model.hpp>
 #include <agentrt/runtime/operator.hpp>
 #include <agentrt/runtime/reads.hpp>
 #include <agentrt/runtime/records.hpp>
 #include <agentrt/runtime/store.hpp>
 #include <agentrt/runtime/verify.hpp>
+#include <agentrt/runtime/worker.hpp>

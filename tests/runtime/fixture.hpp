@@ -14,6 +14,7 @@
 #include <filesystem>
 #include <functional>
 #include <map>
+#include <mutex>
 #include <string>
 
 namespace runtime_test {
@@ -48,6 +49,7 @@ struct world {
     fs::path store_path = dir.path / "store";
     agentrt::manual_clock clock{1'700'000'000'000};
     agentrt::counting_ids ids{"run-"}; // shared by every gate of the world
+    std::mutex calls_mutex;            // tools may run on several threads
     std::map<std::string, int> calls;
     std::map<std::string, tool_function> replace; // a tool's body, instead of the catalogue's
     policy_function decide = [](auto const&, auto const&, auto const&) { return agentrt::allow(); };
@@ -63,7 +65,10 @@ struct world {
         for (auto& e : entries) {
             auto original = e.call;
             e.call = [this, name = e.name, original](agentrt::arguments const& a, agentrt::call_context const& c) {
-                ++calls[name];
+                {
+                    std::lock_guard lock(calls_mutex);
+                    ++calls[name];
+                }
                 if (auto it = replace.find(name); it != replace.end())
                     return it->second(a, c);
                 return original(a, c);

@@ -379,3 +379,29 @@ TEST_CASE("a read-only tool that overruns its timeout fails its step") {
     CHECK(step.error == "the tool overran its timeout of 20 ms");
     CHECK(session.run().status == run_status::running);
 }
+
+TEST_CASE("the policy sees every settled step before its own, and its evaluation records that view") {
+    world w;
+    std::vector<std::string> seen;
+    w.decide = [&](auto const&, auto const&, agentrt::run_view const& v) {
+        std::string statuses;
+        for (auto const& st : v.steps)
+            statuses += std::string(st.status) + " ";
+        seen.push_back(statuses);
+        return agentrt::allow();
+    };
+    auto s = w.open();
+    agentrt::gate g(s, w.table, w.policy, w.options());
+    auto session = g.begin("goal").value();
+    (void)session.open_step().value();
+    (void)session.propose(decision::call("nope", "{}")).value();
+    for (auto const* id : {"ord-1", "ord-2"}) {
+        (void)session.open_step().value();
+        (void)session.propose(decision::call("lookup_order", std::string(R"({"order_id":")") + id + "\"}")).value();
+        (void)session.execute().value();
+    }
+    CHECK(seen == strings{"failed ", "failed done "});
+    auto steps = agentrt::read_run(s, "run-1").value().steps;
+    CHECK(steps[2].policy->steps_seen == 2);
+    CHECK(steps[2].policy->failed_streak == 0);
+}

@@ -7,10 +7,13 @@
 // audit log and the agent's view are the same data, and nothing it does changes the store.
 #pragma once
 
+#include <agentrt/catalog/error.hpp>
 #include <agentrt/runtime/decision.hpp>
+#include <agentrt/runtime/model.hpp>
 #include <agentrt/runtime/records.hpp>
 
 #include <cstdint>
+#include <functional>
 #include <span>
 #include <vector>
 
@@ -20,6 +23,8 @@ struct agent_view {
     run_record const& run;
     std::span<step_record const> steps; // the steps before the one being decided
     std::uint64_t step_index = 0;       // the step being decided
+    // Calls a model through the session, so the call is limited and recorded.
+    std::function<result<model_response>(model&, model_request const&)> call_model;
 };
 
 class agent {

@@ -21,6 +21,7 @@
 #include <agentrt/runtime/clock.hpp>
 #include <agentrt/runtime/decision.hpp>
 #include <agentrt/runtime/limits.hpp>
+#include <agentrt/runtime/model.hpp>
 #include <agentrt/runtime/records.hpp>
 #include <agentrt/runtime/store.hpp>
 
@@ -54,6 +55,7 @@ struct gate_options {
     std::chrono::milliseconds lease_duration{30'000};
     reconcile_hook reconcile;                           // none: every interrupted side effect waits on an approval
     std::optional<std::chrono::milliseconds> grant_ttl; // an approval unused this long after it was granted expires
+    model_limits models;
 };
 
 class gate;
@@ -75,6 +77,9 @@ public:
     // Records the decision verbatim, validates it and asks the policy. An allowed tool call comes
     // back `executing`, its start durable; anything else comes back settled.
     result<step_record> propose(decision const& d);
+    // Calls the model for the open step: limits first, the call recorded dispatched and then ok, error
+    // or ambiguous with its usage and cost; transient failures retried with backoff within the limits.
+    result<model_response> call_model(model& m, model_request const& request);
     // Calls the allowed tool exactly once and records the outcome.
     result<step_record> execute();
     // The step allowed and not yet executed by this session (after propose, or a resume of a grant).
@@ -96,6 +101,7 @@ private:
     std::optional<std::uint64_t> open_;    // the step opened and not yet decided
     std::optional<std::uint64_t> pending_; // the step allowed and not yet executed
     bool preopened_ = false;               // open_ was opened by the commit that settled the step before
+    std::shared_ptr<void> view_cache_;     // the settled steps the policy's view was built from
 };
 
 class gate {

@@ -35,6 +35,9 @@ inline constexpr std::string_view agent_failed = "agent_failed";
 inline constexpr std::string_view limit_steps = "limit_steps";
 inline constexpr std::string_view limit_failures = "limit_failures";
 inline constexpr std::string_view limit_elapsed = "limit_elapsed";
+inline constexpr std::string_view limit_model_calls = "limit_model_calls";
+inline constexpr std::string_view limit_tokens = "limit_tokens";
+inline constexpr std::string_view limit_cost = "limit_cost";
 inline constexpr std::string_view loop_detected = "loop_detected";
 inline constexpr std::string_view policy_abort = "policy_abort";
 inline constexpr std::string_view approval_rejected = "approval_rejected";
@@ -63,8 +66,11 @@ struct run_record {
     std::uint64_t next_step = 0; // index the next step gets
     std::uint64_t failed_streak = 0;
     std::uint64_t event_count = 0;
-    std::string head;   // hash of the run's last event
-    std::string policy; // identity of the policy of the latest evaluation
+    std::uint64_t model_calls = 0;
+    std::uint64_t tokens = 0;
+    std::uint64_t cost_micros = 0; // US dollars × 1,000,000, as charged from the price table
+    std::string head;              // hash of the run's last event
+    std::string policy;            // identity of the policy of the latest evaluation
     lease_record lease;
 };
 
@@ -118,6 +124,23 @@ struct approval_record {
     std::string decided_by;
 };
 
+// One call of the model seam: dispatched before the call, then ok, error or ambiguous (cut off).
+struct model_call_record {
+    std::string run_id;
+    std::uint64_t seq = 0; // per run
+    std::uint64_t step_index = 0;
+    std::uint32_t attempt = 1;
+    std::string model;
+    std::string status; // dispatched, ok, error, ambiguous
+    std::uint64_t input_tokens = 0;
+    std::uint64_t output_tokens = 0;
+    std::uint64_t cost_micros = 0;
+    std::string error;
+    std::string request_hash; // SHA-256 of the request's canonical JSON
+    std::int64_t dispatched_ms = 0;
+    std::int64_t finished_ms = 0;
+};
+
 struct event_record {
     std::string run_id;
     std::uint64_t seq = 0;
@@ -137,10 +160,12 @@ boost::json::object to_json(run_record const& r);
 boost::json::object to_json(step_record const& s);
 boost::json::object to_json(approval_record const& a);
 boost::json::object to_json(event_record const& e);
+boost::json::object to_json(model_call_record const& m);
 // Throw agentrt::exception naming the field when a stored record is malformed.
 run_record run_from_json(boost::json::value const& v);
 step_record step_from_json(boost::json::value const& v);
 approval_record approval_from_json(boost::json::value const& v);
 event_record event_from_json(boost::json::value const& v);
+model_call_record model_call_from_json(boost::json::value const& v);
 
 } // namespace agentrt

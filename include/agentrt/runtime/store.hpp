@@ -61,6 +61,7 @@ public:
     virtual std::vector<step_record> steps(std::string_view run_id) const = 0;
     virtual std::vector<approval_record> approvals(std::string_view run_id) const = 0;
     virtual std::vector<event_record> events(std::string_view run_id) const = 0;
+    virtual std::vector<model_call_record> model_calls(std::string_view run_id) const = 0;
     virtual std::optional<std::string> meta(std::string_view key) const = 0;
     virtual std::optional<std::string> tool_spec(std::string_view hash) const = 0;
 };
@@ -71,6 +72,7 @@ public:
     virtual void put(run_record& run) = 0;
     virtual void put(step_record const& step) = 0;
     virtual void put(approval_record const& approval) = 0;
+    virtual void put(model_call_record const& call) = 0;
     virtual void put_meta(std::string_view key, std::string_view value) = 0;
     virtual void put_tool_spec(std::string_view hash, std::string_view spec) = 0;
     // Chains an event onto the run (seq, prev, hash) and updates run.head and run.event_count;

@@ -1,0 +1,107 @@
+// agentrt/runtime/model.hpp — the model seam: requests, responses, and what a call is charged.
+//
+//     struct my_model : agentrt::model {
+//         agentrt::model_result complete(agentrt::model_request const& r, agentrt::model_call_context const& c)
+//         override;
+//     };
+//     // inside an agent: agentrt::result<agentrt::model_response> reply = view.call_model(model, request);
+//     return agentrt::decision_from(*reply);
+//
+// Every call goes through the session, which checks the limits first, records the call (dispatched,
+// then ok, error or ambiguous, with usage and cost) and retries transient failures with backoff.
+#pragma once
+
+#include <agentrt/runtime/decision.hpp>
+
+#include <boost/json/array.hpp>
+
+#include <chrono>
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <stop_token>
+#include <string>
+#include <variant>
+#include <vector>
+
+namespace agentrt {
+
+struct model_message {
+    std::string role; // user, assistant, tool
+    std::string content;
+};
+
+struct model_request {
+    std::string model;
+    std::string system;
+    std::vector<model_message> messages;
+    boost::json::array tools; // the catalogue's tool definitions, as render.hpp writes them
+    std::uint32_t max_output_tokens = 1024;
+};
+
+struct model_tool_call {
+    std::string id;
+    std::string name;
+    std::string arguments; // JSON text as the model sent it
+};
+
+struct model_usage {
+    std::uint64_t input_tokens = 0;
+    std::uint64_t output_tokens = 0;
+};
+
+enum class stop_reason : std::uint8_t { end_turn, tool_use, max_tokens, other };
+
+struct model_response {
+    std::string text;
+    std::vector<model_tool_call> tool_calls;
+    model_usage usage;
+    agentrt::stop_reason stop = stop_reason::end_turn;
+};
+
+// transient: may be retried; permanent: will not succeed; cut_off: the call may have been charged and
+// its reply is lost (recorded ambiguous, charged a conservative estimate).
+enum class model_failure : std::uint8_t { transient, permanent, cut_off };
+
+struct model_error {
+    model_failure kind = model_failure::permanent;
+    std::string message;
+};
+
+using model_result = std::variant<model_response, model_error>;
+
+struct model_call_context {
+    std::string_view run_id;
+    std::uint64_t step_index = 0;
+    std::uint32_t attempt = 1;
+    std::chrono::steady_clock::time_point deadline = std::chrono::steady_clock::time_point::max();
+    std::stop_token stop;
+};
+
+class model {
+public:
+    virtual ~model() = default;
+    virtual model_result complete(model_request const& request, model_call_context const& context) = 0;
+};
+
+// US dollars per million tokens.
+struct model_price {
+    double input_per_million = 0;
+    double output_per_million = 0;
+};
+
+struct model_limits {
+    std::optional<std::uint64_t> max_calls;
+    std::optional<std::uint64_t> max_tokens;
+    std::optional<double> max_cost; // a model missing from `prices` under a cost limit is refused, not free
+    std::map<std::string, model_price, std::less<>> prices;
+    std::chrono::milliseconds timeout{60'000};
+    std::uint32_t max_attempts = 3;         // transient failures are retried up to this many calls in all
+    std::chrono::milliseconds backoff{200}; // doubled after each transient failure
+};
+
+// The first tool call of a reply becomes the step's decision (the others are noted, never run); a
+// reply without tool calls completes the run with its text.
+decision decision_from(model_response const& response);
+
+} // namespace agentrt

@@ -1,0 +1,156 @@
+// The model seam of a session: limits, recording, retries.
+#include <agentrt/runtime/gate.hpp>
+
+#include "engine.hpp"
+#include "errors.hpp"
+#include "gate_impl.hpp"
+
+#include <agentrt/catalog/canonical_json.hpp>
+
+#include <cmath>
+#include <thread>
+
+namespace agentrt {
+namespace {
+
+boost::json::object request_json(model_request const& r) {
+    boost::json::array messages;
+    for (auto const& m : r.messages)
+        messages.push_back(boost::json::object{{"role", m.role}, {"content", m.content}});
+    return {{"model", r.model},
+            {"system", r.system},
+            {"messages", std::move(messages)},
+            {"tools", r.tools},
+            {"max_output_tokens", r.max_output_tokens}};
+}
+
+std::optional<std::pair<std::string_view, std::string>> model_limit_reached(run_record const& run,
+                                                                            model_limits const& l) {
+    if (l.max_calls && run.model_calls >= *l.max_calls)
+        return std::pair{run_reason::limit_model_calls,
+                         "the run made its " + std::to_string(*l.max_calls) + " model calls"};
+    if (l.max_tokens && run.tokens >= *l.max_tokens)
+        return std::pair{run_reason::limit_tokens, "the run used " + std::to_string(run.tokens) + " of its " +
+                                                       std::to_string(*l.max_tokens) + " tokens"};
+    if (l.max_cost && static_cast<double>(run.cost_micros) >= *l.max_cost * 1e6)
+        return std::pair{run_reason::limit_cost,
+                         "the run spent its cost limit of " + std::to_string(*l.max_cost) + " USD"};
+    return std::nullopt;
+}
+
+} // namespace
+
+decision decision_from(model_response const& response) {
+    if (response.tool_calls.empty())
+        return decision::complete(response.text);
+    auto const& first = response.tool_calls.front();
+    return decision::call(first.name, first.arguments, response.tool_calls.size() - 1);
+}
+
+result<model_response> session::call_model(model& m, model_request const& request) {
+    if (!gate_)
+        return err(errc::refused, "this session has ended");
+    if (!open_)
+        return err(errc::refused, "a model call belongs to an open step of run " + run_id_ + ": call open_step first");
+    auto const& options = gate_->options_;
+    auto const& limits = options.models;
+    auto price = limits.prices.find(request.model);
+    if (limits.max_cost && price == limits.prices.end())
+        return err(errc::refused, "model " + request.model +
+                                      " has no price in the price table and the run has a cost limit: it cannot be "
+                                      "charged, so it is not called");
+    auto const request_text = canonical_json(request_json(request));
+    auto const request_hash = sha256_hex(request_text);
+    auto backoff = limits.backoff;
+    for (std::uint32_t attempt = 1;; ++attempt) {
+        std::int64_t now = options.clocks.record(), lease_now = options.clocks.lease();
+        auto dispatched = gate_->store_->write([&](store_writer& w) -> result<model_call_record> {
+            auto run = w.run(run_id_).value();
+            if (auto held = gate_detail::hold(run, owner_, lease_now, options.lease_duration); !held)
+                return held.error(); // a driver that lost its lease makes no further model call
+            if (auto stop = model_limit_reached(run, limits)) {
+                w.append(run, "limit.exceeded", {{"limit", stop->first}, {"detail", stop->second}}, now);
+                engine::finish_run(w, run, run_status::failed, stop->first, stop->second, now);
+                w.put(run);
+                return err(errc::refused, "run " + run.id + " ended: " + stop->second);
+            }
+            model_call_record call;
+            call.run_id = run.id;
+            call.seq = run.model_calls++;
+            call.step_index = *open_;
+            call.attempt = attempt;
+            call.model = request.model;
+            call.status = "dispatched";
+            call.request_hash = request_hash;
+            call.dispatched_ms = now;
+            w.put(call);
+            w.append(run, "model.dispatched",
+                     {{"step", call.step_index}, {"seq", call.seq}, {"model", call.model}, {"attempt", attempt}}, now);
+            w.put(run);
+            return call;
+        });
+        if (!dispatched)
+            return dispatched.error();
+
+        model_call_context context{run_id_, *open_, attempt, std::chrono::steady_clock::now() + limits.timeout, {}};
+        model_result out;
+        try {
+            out = m.complete(request, context);
+        } catch (std::exception const& x) {
+            out = model_error{model_failure::permanent, std::string("the model threw: ") + x.what()};
+        }
+        auto call = *dispatched;
+        auto const* response = std::get_if<model_response>(&out);
+        auto const* failure = std::get_if<model_error>(&out);
+        if (response) {
+            call.status = "ok";
+            call.input_tokens = response->usage.input_tokens;
+            call.output_tokens = response->usage.output_tokens;
+        } else if (failure->kind == model_failure::cut_off) {
+            // The reply is lost but the call may be charged: a conservative estimate, one token per
+            // two bytes of request plus the whole output cap.
+            call.status = "ambiguous";
+            call.input_tokens = (request_text.size() + 1) / 2;
+            call.output_tokens = request.max_output_tokens;
+            call.error = failure->message;
+        } else {
+            call.status = "error";
+            call.error = failure->message;
+        }
+        if (price != limits.prices.end())
+            call.cost_micros = static_cast<std::uint64_t>(
+                std::llround(static_cast<double>(call.input_tokens) * price->second.input_per_million +
+                             static_cast<double>(call.output_tokens) * price->second.output_per_million));
+        std::int64_t finished = options.clocks.record();
+        call.finished_ms = finished;
+        gate_->store_->write([&](store_writer& w) {
+            auto run = w.run(run_id_).value();
+            run.tokens += call.input_tokens + call.output_tokens;
+            run.cost_micros += call.cost_micros;
+            w.put(call);
+            if (response)
+                w.append(run, "model.completed",
+                         {{"step", call.step_index},
+                          {"seq", call.seq},
+                          {"input_tokens", call.input_tokens},
+                          {"output_tokens", call.output_tokens},
+                          {"cost_micros", call.cost_micros}},
+                         finished);
+            else
+                w.append(run, "model.failed",
+                         {{"step", call.step_index}, {"seq", call.seq}, {"status", call.status}, {"error", call.error}},
+                         finished);
+            w.put(run);
+        });
+        if (response)
+            return *response;
+        if (failure->kind == model_failure::transient && attempt < limits.max_attempts) {
+            std::this_thread::sleep_for(backoff);
+            backoff *= 2;
+            continue;
+        }
+        return err(errc::refused, "the model call failed (" + call.status + "): " + call.error);
+    }
+}
+
+} // namespace agentrt

@@ -1,0 +1,166 @@
+#include <agentrt/runtime/model.hpp>
+
+#include "fixture.hpp"
+
+#include <deque>
+
+using namespace runtime_test;
+using agentrt::decision;
+using agentrt::run_status;
+
+namespace {
+
+struct fake_model : agentrt::model {
+    std::deque<agentrt::model_result> replies;
+    int calls = 0;
+    agentrt::model_result complete(agentrt::model_request const&, agentrt::model_call_context const&) override {
+        ++calls;
+        if (replies.empty())
+            throw std::out_of_range("fake model called past its script (call " + std::to_string(calls) + ")");
+        auto r = replies.front();
+        replies.pop_front();
+        return r;
+    }
+};
+
+struct model_agent : agentrt::agent {
+    agentrt::model* m = nullptr;
+    agentrt::decision decide(agentrt::agent_view const& v) override {
+        agentrt::model_request request;
+        request.model = "small";
+        request.messages.push_back({"user", v.run.goal});
+        auto reply = v.call_model(*m, request);
+        if (!reply)
+            throw agentrt::exception(reply.error());
+        return agentrt::decision_from(*reply);
+    }
+};
+
+agentrt::model_response text(std::string t, std::uint64_t in = 100, std::uint64_t out = 20) {
+    agentrt::model_response r;
+    r.text = std::move(t);
+    r.usage = {in, out};
+    return r;
+}
+
+agentrt::model_response calls(std::vector<agentrt::model_tool_call> c) {
+    agentrt::model_response r;
+    r.tool_calls = std::move(c);
+    r.usage = {10, 10};
+    r.stop = agentrt::stop_reason::tool_use;
+    return r;
+}
+
+struct model_world : world {
+    fake_model model;
+    model_agent agent;
+    agentrt::gate_options with_prices() const {
+        auto o = options();
+        o.models.prices["small"] = {1.0, 2.0};
+        o.models.backoff = std::chrono::milliseconds(1);
+        return o;
+    }
+    model_world() { agent.m = &model; }
+};
+
+} // namespace
+
+TEST_CASE("a model call is recorded dispatched, then ok with its usage and cost") {
+    model_world w;
+    w.model.replies = {text("all done", 1000, 500)};
+    auto s = w.open();
+    agentrt::driver d(s, w.table, w.policy, w.agent, w.with_prices());
+    auto run = d.start("goal").value();
+    CHECK(run.status == run_status::completed);
+    CHECK(run.model_calls == 1);
+    CHECK(run.tokens == 1500);
+    CHECK(run.cost_micros == 1000 * 1 + 500 * 2);
+    auto recorded = s.read([](agentrt::store_reader const& r) { return r.model_calls("run-1"); });
+    REQUIRE(recorded.size() == 1);
+    CHECK(recorded[0].status == "ok");
+    CHECK(recorded[0].request_hash.size() == 64);
+    auto types = event_types(s, "run-1");
+    CHECK(std::find(types.begin(), types.end(), "model.dispatched") <
+          std::find(types.begin(), types.end(), "model.completed"));
+}
+
+TEST_CASE("transient model failures are retried with backoff, each call recorded") {
+    model_world w;
+    w.model.replies = {agentrt::model_error{agentrt::model_failure::transient, "overloaded"},
+                       agentrt::model_error{agentrt::model_failure::transient, "overloaded"}, text("done")};
+    auto s = w.open();
+    agentrt::driver d(s, w.table, w.policy, w.agent, w.with_prices());
+    CHECK(d.start("goal").value().status == run_status::completed);
+    auto recorded = s.read([](agentrt::store_reader const& r) { return r.model_calls("run-1"); });
+    REQUIRE(recorded.size() == 3);
+    CHECK(recorded[0].status == "error");
+    CHECK(recorded[1].attempt == 2);
+    CHECK(recorded[2].status == "ok");
+}
+
+TEST_CASE("a permanent model failure is not retried and fails the run") {
+    model_world w;
+    w.model.replies = {agentrt::model_error{agentrt::model_failure::permanent, "bad key"}};
+    auto s = w.open();
+    agentrt::driver d(s, w.table, w.policy, w.agent, w.with_prices());
+    auto run = d.start("goal").value();
+    CHECK(w.model.calls == 1);
+    CHECK(run.status == run_status::failed);
+    CHECK(run.message == "the agent threw: the model call failed (error): bad key");
+}
+
+TEST_CASE("a cut-off model call is recorded ambiguous and charged a conservative estimate") {
+    model_world w;
+    w.model.replies = {agentrt::model_error{agentrt::model_failure::cut_off, "connection reset"}};
+    auto s = w.open();
+    auto options = w.with_prices();
+    options.models.max_attempts = 1;
+    agentrt::driver d(s, w.table, w.policy, w.agent, options);
+    auto run = d.start("goal").value();
+    auto recorded = s.read([](agentrt::store_reader const& r) { return r.model_calls("run-1"); });
+    REQUIRE(recorded.size() == 1);
+    CHECK(recorded[0].status == "ambiguous");
+    CHECK(recorded[0].output_tokens == 1024);
+    CHECK(recorded[0].input_tokens > 0);
+    CHECK(run.cost_micros == recorded[0].input_tokens * 1 + 1024 * 2);
+}
+
+TEST_CASE("a model missing from the price table under a cost limit is refused, not free") {
+    model_world w;
+    w.model.replies = {text("done")};
+    auto s = w.open();
+    auto options = w.options();
+    options.models.max_cost = 1.0;
+    agentrt::driver d(s, w.table, w.policy, w.agent, options);
+    auto run = d.start("goal").value();
+    CHECK(w.model.calls == 0);
+    CHECK(run.status == run_status::failed);
+    CHECK(run.message.find("has no price in the price table") != std::string::npos);
+}
+
+TEST_CASE("the model call limit ends the run before the call past it") {
+    model_world w;
+    w.model.replies = {calls({{"1", "lookup_order", R"({"order_id":"ord-1"})"}}),
+                       calls({{"2", "lookup_order", R"({"order_id":"ord-2"})"}}), text("done")};
+    auto s = w.open();
+    auto options = w.with_prices();
+    options.models.max_calls = 2;
+    agentrt::driver d(s, w.table, w.policy, w.agent, options);
+    auto run = d.start("goal").value();
+    CHECK(w.model.calls == 2);
+    CHECK(run.status == run_status::failed);
+    CHECK(run.reason == "limit_model_calls");
+}
+
+TEST_CASE("a reply with several tool calls runs the first and notes the others") {
+    model_world w;
+    w.model.replies = {calls({{"1", "lookup_order", R"({"order_id":"ord-1"})"},
+                              {"2", "wipe_account", R"({"account":"a","confirm":true})"}}),
+                       text("done")};
+    auto s = w.open();
+    agentrt::driver d(s, w.table, w.policy, w.agent, w.with_prices());
+    CHECK(d.start("goal").value().status == run_status::completed);
+    CHECK(w.calls["lookup_order"] == 1);
+    CHECK(w.calls["wipe_account"] == 0);
+    CHECK(agentrt::read_run(s, "run-1").value().steps[0].ignored_calls == 1);
+}
