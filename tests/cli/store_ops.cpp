@@ -214,6 +214,32 @@ TEST_CASE("check RUN checks only that run") {
     CHECK(missing.out.find("no run nope in the store") != std::string::npos);
 }
 
+TEST_CASE("check --in-progress accepts a step still executing under a held lease") {
+    world w;
+    auto s = w.open();
+    s.write([](agentrt::store_writer& wr) {
+        agentrt::run_record run;
+        run.id = "live-1";
+        run.lease.owner = "host/1/token";
+        run.lease.expiry_ms = 1'800'000'000'000;
+        wr.put(run);
+        wr.append(run, "run.created", {{"goal", "live"}}, 1'700'000'000'000);
+        agentrt::step_record step;
+        step.run_id = "live-1";
+        step.status = step_status::executing;
+        wr.put(step);
+        wr.append(run, "step.tool_started", {{"step", 0}, {"attempt", 1}}, 1'700'000'000'000);
+        wr.put(run);
+    });
+    auto offline = on_store(w.store_path, {"check"});
+    SHOW(offline);
+    CHECK(offline.status == 1);
+    CHECK(offline.out.find("violation: step live-1/0 is left executing") != std::string::npos);
+    auto live = on_store(w.store_path, {"check", "--in-progress"});
+    SHOW(live);
+    CHECK(live.status == 0);
+}
+
 TEST_CASE("check shows its progress on stderr") {
     world w;
     auto s = w.open();
