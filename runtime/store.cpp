@@ -380,8 +380,13 @@ result<void> store::backup(std::filesystem::path const& destination) const {
     if (fs::exists(destination / "data.mdb", ec))
         return store_error("backup destination " + destination.string() +
                            " already holds a store; choose a new directory");
+    if (fs::exists(destination, ec) && !fs::is_empty(destination, ec))
+        return store_error("backup destination " + destination.string() + " is not empty; choose a new directory");
     if (::mkdir(destination.c_str(), 0700) != 0 && errno != EEXIST)
         return store_error("cannot create backup directory " + destination.string() + ": " + std::strerror(errno));
+    if (::chmod(destination.c_str(), 0700) != 0)
+        return store_error("cannot make backup directory " + destination.string() +
+                           " owner-only: " + std::strerror(errno));
     fs::path file = destination / "data.mdb";
     int fd = ::open(file.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
     if (fd < 0)

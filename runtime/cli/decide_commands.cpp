@@ -64,8 +64,8 @@ approval_record choose(std::vector<approval_record> const& pending, command_line
 }
 
 // A typed y on the terminal, the only confirmation without --yes or --hash.
-bool confirmed(context& c, bool approving) {
-    c.out << (approving ? "Approve" : "Reject") << " exactly this request? Type y and Enter to confirm: " << std::flush;
+bool confirmed(std::ostream& view, bool approving) {
+    view << (approving ? "Approve" : "Reject") << " exactly this request? Type y and Enter to confirm: " << std::flush;
     std::string answer;
     if (!std::getline(std::cin, answer))
         return false;
@@ -92,7 +92,7 @@ int decide(context& c, command_line const& l, bool approving) {
                   << "\n";
             return exit_usage;
         }
-        if (!confirmed(c, approving)) {
+        if (!confirmed(view, approving)) {
             c.err << "agentrt: nothing decided\n";
             return exit_failed;
         }

@@ -104,6 +104,8 @@ int verify_command(context& c, command_line const& l) {
         if (!l.positional.empty() || l.has("--from") || l.has("--to"))
             throw usage_error("--events verifies a whole export: give no RUN, --from or --to");
         auto events = read_export(*file);
+        if (events.empty())
+            throw failure(sanitize(*file, 200) + " holds no events: nothing to verify");
         auto r = verify_events(events);
         std::string broken = r.first_break;
         std::string run = events.empty() ? std::string("-") : events.front().run_id;
