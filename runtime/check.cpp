@@ -66,9 +66,19 @@ void check_run(store_reader const& r, run_record const& run, check_options const
 check_report check_invariants(store const& s, check_options const& options) {
     return s.read([&](store_reader const& r) {
         check_report report;
-        for (auto const& run : r.runs({}, SIZE_MAX)) {
+        std::vector<run_record> runs;
+        if (options.run.empty()) {
+            runs = r.runs({}, SIZE_MAX);
+        } else if (auto one = r.run(options.run)) {
+            runs.push_back(std::move(*one));
+        } else {
+            report.problems.push_back("no run " + options.run + " in the store");
+        }
+        for (auto const& run : runs) {
             ++report.runs_checked;
             check_run(r, run, options, report.problems);
+            if (options.progress)
+                options.progress(report.runs_checked, runs.size());
         }
         return report;
     });

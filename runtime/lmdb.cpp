@@ -90,4 +90,13 @@ std::string big_endian(std::uint64_t n) {
     return out;
 }
 
+bool del(MDB_txn* t, MDB_dbi dbi, std::string_view key) {
+    MDB_val k = val(key);
+    int rc = mdb_del(t, dbi, &k, nullptr);
+    if (rc == MDB_NOTFOUND)
+        return false;
+    check(rc, "mdb_del");
+    return true;
+}
+
 } // namespace agentrt::lmdb

@@ -77,6 +77,8 @@ private:
 
 bool get(MDB_txn* t, MDB_dbi dbi, std::string_view key, std::string& out);
 void put(MDB_txn* t, MDB_dbi dbi, std::string_view key, std::string_view value);
+// Deletes `key`; false when it was not there.
+bool del(MDB_txn* t, MDB_dbi dbi, std::string_view key);
 
 std::string big_endian(std::uint64_t n);
 

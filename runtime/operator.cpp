@@ -39,12 +39,13 @@ result<approval_record> decide(store& s, std::string_view run_id, std::uint64_t 
         a->decided_ms = now;
         a->decided_by = options.who;
         w.put(*a);
-        w.append(*run, "approval.decided",
-                 {{"step", step_index},
-                  {"hash", a->hash},
-                  {"decision", approving ? "approved" : "rejected"},
-                  {"by", options.who}},
-                 now);
+        boost::json::object decided{{"step", step_index},
+                                    {"hash", a->hash},
+                                    {"decision", approving ? "approved" : "rejected"},
+                                    {"by", options.who}};
+        if (!options.note.empty())
+            decided["note"] = options.note;
+        w.append(*run, "approval.decided", std::move(decided), now);
         if (!approving) {
             auto step = w.step(run_id, step_index).value();
             if (step.status == step_status::awaiting_approval) {

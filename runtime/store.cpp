@@ -8,6 +8,8 @@
 #include <boost/json/serialize.hpp>
 
 #include <atomic>
+#include <cerrno>
+#include <cstring>
 #include <fcntl.h>
 #include <mutex>
 #include <set>
@@ -206,7 +208,31 @@ public:
         return appended.back();
     }
 
+    bool erase_run(std::string_view run_id) override {
+        auto existing = run(run_id);
+        if (!existing)
+            return false;
+        lmdb::del(t_, s_.run_order, lmdb::big_endian(existing->order));
+        lmdb::del(t_, s_.runs, run_id);
+        for (MDB_dbi dbi : {s_.steps, s_.approvals, s_.events})
+            erase_prefix(dbi, keys::run_prefix(run_id));
+        return true;
+    }
+
     std::vector<event_record> appended;
+
+private:
+    void erase_prefix(MDB_dbi dbi, std::string const& prefix) {
+        std::vector<std::string> doomed;
+        {
+            lmdb::cursor c(t_, dbi);
+            MDB_val k{}, v{};
+            for (bool at = c.seek(prefix, k, v); at && lmdb::view(k).starts_with(prefix); at = c.next(k, v))
+                doomed.emplace_back(lmdb::view(k));
+        }
+        for (auto const& key : doomed)
+            lmdb::del(t_, dbi, key);
+    }
 };
 
 void open_databases(store::impl& s, bool create) {
@@ -354,6 +380,35 @@ bool store::process_alive(std::int64_t pid) const {
     if (::fcntl(impl_->owner_fd, F_OFD_GETLK, &lock) != 0)
         return true; // cannot tell: treat as alive, the lease expiry still applies
     return lock.l_type != F_UNLCK;
+}
+
+result<void> store::backup(std::filesystem::path const& destination) const {
+    std::error_code ec;
+    if (fs::exists(destination / "data.mdb", ec))
+        return store_error("backup destination " + destination.string() +
+                           " already holds a store; choose a new directory");
+    if (fs::exists(destination, ec) && !fs::is_empty(destination, ec))
+        return store_error("backup destination " + destination.string() + " is not empty; choose a new directory");
+    if (::mkdir(destination.c_str(), 0700) != 0 && errno != EEXIST)
+        return store_error("cannot create backup directory " + destination.string() + ": " + std::strerror(errno));
+    if (::chmod(destination.c_str(), 0700) != 0)
+        return store_error("cannot make backup directory " + destination.string() +
+                           " owner-only: " + std::strerror(errno));
+    fs::path file = destination / "data.mdb";
+    int fd = ::open(file.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+    if (fd < 0)
+        return store_error("cannot create " + file.string() + ": " + std::strerror(errno));
+    std::shared_lock lock(impl_->grow);
+    int rc = mdb_env_copyfd2(impl_->env.get(), fd, MDB_CP_COMPACT);
+    if (rc == MDB_SUCCESS && ::fsync(fd) != 0)
+        rc = errno;
+    ::close(fd);
+    if (rc != MDB_SUCCESS) {
+        fs::remove(file, ec);
+        return store_error("backup of " + impl_->path.string() + " to " + destination.string() +
+                           " failed: " + mdb_strerror(rc));
+    }
+    return {};
 }
 
 void store::read_erased(std::function<void(store_reader const&)> const& work) const {

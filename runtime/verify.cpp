@@ -1,5 +1,7 @@
 #include <agentrt/runtime/verify.hpp>
 
+#include <agentrt/runtime/prune.hpp>
+
 #include <map>
 #include <set>
 
@@ -68,14 +70,14 @@ verify_report verify(store const& s) {
         }
         for (auto it = runs.rbegin(); it != runs.rend(); ++it) {
             auto const& link = links[it->id];
-            if (!link.empty() && !created_by_hash.contains(link)) {
+            if (!link.empty() && !created_by_hash.contains(link) && !r.meta(pruned_run_key(link))) {
                 report.first_break = "the run created before run " + it->id + " is missing (its run.created " + link +
                                      " is not in the store): a run was deleted";
                 return report;
             }
         }
         auto head = r.meta("run_chain_head");
-        if (head && !head->empty() && !created_by_hash.contains(*head))
+        if (head && !head->empty() && !created_by_hash.contains(*head) && !r.meta(pruned_run_key(*head)))
             report.first_break = "the newest run (run.created " + *head + ") is missing: a run was deleted";
         else if (!runs.empty() && (!head || head->empty()))
             report.first_break = "the store's run chain head is missing";

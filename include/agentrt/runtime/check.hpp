@@ -9,6 +9,7 @@
 
 #include <agentrt/runtime/store.hpp>
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -17,6 +18,10 @@ namespace agentrt {
 struct check_options {
     // Runs may still be in progress: steps executing or deciding under a held lease are not problems.
     bool allow_in_progress = false;
+    // Only this run, when not empty (a run that does not exist is reported as a problem).
+    std::string run{};
+    // Called after each run with how many were checked and how many there are (a progress display).
+    std::function<void(std::size_t checked, std::size_t total)> progress{};
 };
 
 struct check_report {

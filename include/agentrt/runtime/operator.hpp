@@ -25,6 +25,8 @@ struct operator_options {
     std::string who = "operator";
     clock_function clock = system_clock_ms;                // the record clock
     std::optional<std::chrono::milliseconds> approval_ttl; // a pending approval older than this expires
+    // Why, in the operator's words: recorded in the approval.decided event when not empty.
+    std::string note{};
 };
 
 // The approval stays granted until a driver resumes the run (which re-asks the policy).

@@ -79,6 +79,9 @@ public:
     // the caller puts the run afterwards in the same transaction.
     virtual event_record const& append(run_record& run, std::string_view type, boost::json::object data,
                                        std::int64_t at_ms) = 0;
+    // Removes a run with its steps, approvals and events (prune). The caller records what the run
+    // chain loses (see prune.hpp); false when there was no such run.
+    virtual bool erase_run(std::string_view run_id) = 0;
 };
 
 using event_observer = std::function<void(event_record const&)>;
@@ -128,6 +131,11 @@ public:
     std::filesystem::path const& path() const noexcept;
     agentrt::durability durability() const noexcept;
     store_stats stats() const;
+
+    // Writes a compact, consistent copy of the store (as of one read transaction) into the directory
+    // `destination`, which is created owner-only (0700, data.mdb 0600) and must not hold a store yet.
+    // Writers may go on meanwhile.
+    result<void> backup(std::filesystem::path const& destination) const;
 
     // Whether the process that holds a lease on this host is alive (an open-file-description lock
     // its store holds dies with it). Used by lease takeover.

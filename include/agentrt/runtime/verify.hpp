@@ -6,7 +6,8 @@
 // Each run's events form a chain (every event carries the hash of the one before, and the run
 // record the hash of the last); every run's run.created event links to the previous run's, and the
 // store's metadata holds the newest. So an altered event, a deleted event and a deleted run each
-// break a chain, and the report names the first break.
+// break a chain, and the report names the first break. A link to a run that prune removed (and
+// recorded, prune.hpp) is accepted.
 #pragma once
 
 #include <agentrt/runtime/records.hpp>

@@ -1,0 +1,88 @@
+// The agentrt command's shared pieces: its command line, the failures that set its exit status,
+// and the output helpers every command uses. Internal to the command.
+#pragma once
+
+#include "sanitize.hpp"
+
+#include <agentrt/runtime/records.hpp>
+#include <agentrt/runtime/store.hpp>
+
+#include <boost/json/object.hpp>
+
+#include <cstdint>
+#include <iosfwd>
+#include <map>
+#include <optional>
+#include <set>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace agentrt::cli {
+
+inline constexpr int exit_ok = 0;
+inline constexpr int exit_failed = 1; // a failed operation or check
+inline constexpr int exit_usage = 2;  // the command line was wrong, or a decision was not confirmed
+
+// Thrown for exit status 2 and 1; the message is printed after "agentrt: ".
+struct usage_error : std::runtime_error {
+    using std::runtime_error::runtime_error;
+};
+struct failure : std::runtime_error {
+    using std::runtime_error::runtime_error;
+};
+
+struct command_line {
+    std::string command;
+    std::vector<std::string> positional;
+    std::map<std::string, std::string, std::less<>> values; // options with a value, by name ("--limit")
+    std::set<std::string, std::less<>> flags;               // options without one ("--yes")
+
+    bool has(std::string_view flag) const { return flags.contains(flag) || values.contains(flag); }
+    std::optional<std::string> value(std::string_view option) const;
+    std::uint64_t number(std::string_view option, std::uint64_t fallback) const; // usage_error when not one
+};
+
+struct context {
+    std::optional<std::string> store_path; // --store, else AGENTRT_STORE
+    bool json = false;
+    std::ostream& out;
+    std::ostream& err;
+
+    // Opens the store for an operator: never creates or migrates it. failure when it cannot.
+    agentrt::store open_store() const;
+};
+
+struct command {
+    std::string_view name;
+    std::string_view synopsis; // "approve RUN [--yes | --hash H] ..."
+    std::string_view summary;  // one line for the list of commands
+    std::string_view help;     // the rest of `agentrt COMMAND --help`
+    std::vector<std::string_view> flags;
+    std::vector<std::string_view> options; // options that take a value
+    std::size_t min_args = 0, max_args = 0;
+    int (*run)(context&, command_line const&) = nullptr;
+};
+
+// Each file's commands.
+std::vector<command> read_commands();
+std::vector<command> decide_commands();
+std::vector<command> store_commands();
+
+// 2026-11-29T09:51:54.123Z
+std::string utc_time(std::int64_t ms);
+// "YYYY-MM-DD" or "YYYY-MM-DDTHH:MM:SSZ" in UTC, as milliseconds; usage_error naming `what` otherwise.
+std::int64_t parse_utc_date(std::string_view text, std::string_view what);
+std::string json_line(boost::json::object const& o);
+
+// Prints rows as columns separated by two spaces; every cell must already be sanitised.
+void print_table(std::ostream& out, std::vector<std::vector<std::string>> const& rows);
+
+// The pending approvals of a run: the latest of each step, still pending.
+std::vector<approval_record> pending_of(std::vector<approval_record> const& approvals);
+// Everything an operator decides on: tool, every argument with its size, kind, reason, capability,
+// presentation and the hash. `full` shows long values whole (sanitised all the same).
+void print_approval(std::ostream& out, approval_record const& a, bool full);
+
+} // namespace agentrt::cli

@@ -1,0 +1,180 @@
+// approve, reject, cancel: what an operator decides.
+#include "cli.hpp"
+
+#include <agentrt/runtime/operator.hpp>
+#include <agentrt/runtime/reads.hpp>
+
+#include <cstdlib>
+#include <iostream>
+#include <pwd.h>
+#include <unistd.h>
+
+namespace agentrt::cli {
+namespace {
+
+std::string login_name() {
+    char name[256];
+    if (::getlogin_r(name, sizeof name) == 0 && name[0])
+        return name;
+    if (passwd const* pw = ::getpwuid(::geteuid()); pw && pw->pw_name && pw->pw_name[0])
+        return pw->pw_name;
+    if (char const* user = std::getenv("USER"); user && *user)
+        return user;
+    return {};
+}
+
+operator_options options_from(command_line const& l) {
+    operator_options o;
+    if (auto by = l.value("--by")) {
+        if (by->empty())
+            throw usage_error("--by needs a name: who decides is recorded");
+        o.who = *by;
+    } else {
+        o.who = login_name();
+        if (o.who.empty())
+            throw usage_error("cannot tell who you are: name yourself with --by NAME");
+    }
+    o.note = l.value("--note").value_or("");
+    return o;
+}
+
+approval_record choose(std::vector<approval_record> const& pending, command_line const& l, std::string const& run) {
+    std::vector<approval_record> candidates = pending;
+    if (auto step = l.value("--step")) {
+        auto index = l.number("--step", 0);
+        std::erase_if(candidates, [&](approval_record const& a) { return a.step_index != index; });
+    }
+    if (auto hash = l.value("--hash")) {
+        for (auto const& a : candidates)
+            if (a.hash == *hash)
+                return a;
+        std::string now = candidates.empty() ? std::string("none is pending")
+                                             : "the pending one is " + sanitize(candidates.front().hash);
+        throw failure("no pending approval of run " + sanitize(run, 120) + " has hash " + sanitize(*hash, 80) + " (" +
+                      now + "): it changed or was decided since it was shown; nothing decided. Run `agentrt show " +
+                      sanitize(run, 120) + "` and decide again");
+    }
+    if (candidates.empty())
+        throw failure("run " + sanitize(run, 120) + " has no pending approval" +
+                      (l.has("--step") ? " at that step" : ""));
+    if (candidates.size() > 1)
+        throw usage_error("run " + sanitize(run, 120) + " has " + std::to_string(candidates.size()) +
+                          " pending approvals: choose one with --step N or --hash H");
+    return candidates.front();
+}
+
+// A typed y on the terminal, the only confirmation without --yes or --hash.
+bool confirmed(std::ostream& view, bool approving) {
+    view << (approving ? "Approve" : "Reject") << " exactly this request? Type y and Enter to confirm: " << std::flush;
+    std::string answer;
+    if (!std::getline(std::cin, answer))
+        return false;
+    return answer == "y" || answer == "Y" || answer == "yes";
+}
+
+int decide(context& c, command_line const& l, bool approving) {
+    if (l.has("--yes") && l.has("--hash"))
+        throw usage_error("--yes and --hash are two ways to confirm: give one");
+    auto options = options_from(l);
+    std::string run = l.positional[0];
+    auto s = c.open_store();
+    auto details = read_run(s, run);
+    if (!details)
+        throw failure(sanitize(details.error().message, 200));
+    auto shown = choose(pending_of(details->approvals), l, run);
+    // Under --json the approval goes to stderr, so standard output stays one JSON object.
+    std::ostream& view = c.json ? c.err : c.out;
+    print_approval(view, shown, l.has("--full"));
+    if (!l.has("--yes") && !l.has("--hash")) {
+        if (!::isatty(STDIN_FILENO)) {
+            c.err << "agentrt: nothing decided: no terminal to confirm on. Pass --yes to "
+                  << (approving ? "approve" : "reject") << " what is shown above, or --hash " << sanitize(shown.hash)
+                  << "\n";
+            return exit_usage;
+        }
+        if (!confirmed(view, approving)) {
+            c.err << "agentrt: nothing decided\n";
+            return exit_failed;
+        }
+    }
+    auto decided = approving ? approve(s, shown.run_id, shown.step_index, shown.hash, options)
+                             : reject(s, shown.run_id, shown.step_index, shown.hash, options);
+    if (!decided)
+        throw failure(sanitize(decided.error().message, 400) + "; nothing decided");
+    if (c.json)
+        c.out << json_line(to_json(*decided));
+    else
+        c.out << (approving ? "approved" : "rejected") << " step " << sanitize(run, 120) << '/' << shown.step_index
+              << " (hash " << sanitize(shown.hash) << ") by " << sanitize(options.who, 80) << "\n";
+    return exit_ok;
+}
+
+int approve_command(context& c, command_line const& l) {
+    return decide(c, l, true);
+}
+int reject_command(context& c, command_line const& l) {
+    return decide(c, l, false);
+}
+
+int cancel_command(context& c, command_line const& l) {
+    auto options = options_from(l);
+    auto s = c.open_store();
+    auto run = cancel(s, l.positional[0], l.value("--reason").value_or("cancelled by the operator"), options);
+    if (!run)
+        throw failure(sanitize(run.error().message, 200));
+    if (c.json)
+        c.out << json_line(to_json(*run));
+    else
+        c.out << "cancelled run " << sanitize(run->id, 120) << " (" << sanitize(run->message, 200) << ")\n";
+    return exit_ok;
+}
+
+constexpr std::string_view decide_help =
+    "Prints exactly what would be decided: the tool, every argument with its size, the approval's kind,\n"
+    "reason, capability, presentation and hash. Then it asks for a typed y on the terminal, unless --yes is\n"
+    "given. The decision is made with the hash that was printed: if the request changed in between, it is\n"
+    "refused and nothing is decided.\n\n"
+    "  --hash H     decide exactly the approval whose hash `agentrt show` printed; refused if it changed\n"
+    "  --yes        decide what is printed without asking\n"
+    "  --step N     the step, when the run waits on more than one\n"
+    "  --by NAME    who decides (default: your login name)\n"
+    "  --note TEXT  why, recorded with the decision\n"
+    "  --full       print long values whole instead of head and tail\n\n"
+    "Without a terminal and without --yes or --hash, nothing is decided (exit status 2).";
+
+} // namespace
+
+std::vector<command> decide_commands() {
+    return {
+        {"approve",
+         "approve RUN [--hash H | --yes] [--step N] [--by NAME] [--note TEXT] [--full]",
+         "approve a pending approval, after showing exactly what it runs",
+         decide_help,
+         {"--yes", "--full"},
+         {"--hash", "--step", "--by", "--note"},
+         1,
+         1,
+         approve_command},
+        {"reject",
+         "reject RUN [--hash H | --yes] [--step N] [--by NAME] [--note TEXT] [--full]",
+         "reject a pending approval (the step fails and the run fails approval_rejected)",
+         decide_help,
+         {"--yes", "--full"},
+         {"--hash", "--step", "--by", "--note"},
+         1,
+         1,
+         reject_command},
+        {"cancel",
+         "cancel RUN [--reason TEXT] [--by NAME]",
+         "cancel a run that has not ended",
+         "A step left deciding, executing or awaiting approval is marked interrupted; a tool still running\n"
+         "elsewhere has its outcome appended late.",
+         {},
+         {"--reason", "--by"},
+         1,
+         1,
+         cancel_command},
+    };
+}
+
+} // namespace agentrt::cli

@@ -1,0 +1,36 @@
+#include <agentrt/runtime/prune.hpp>
+
+#include "errors.hpp"
+
+namespace agentrt {
+
+std::string pruned_run_key(std::string_view run_created_hash) {
+    return "pruned_run:" + std::string(run_created_hash);
+}
+
+result<prune_report> prune(store& s, std::int64_t before_ms, bool dry_run) {
+    auto doomed = [&](store_reader const& r) {
+        std::vector<std::string> out;
+        for (auto const& run : r.runs({}, SIZE_MAX))
+            if (is_terminal(run.status) && run.updated_ms < before_ms)
+                out.push_back(run.id);
+        return out;
+    };
+    if (dry_run)
+        return prune_report{s.read(doomed)};
+    return s.write([&](store_writer& w) -> result<prune_report> {
+        prune_report report{doomed(w)};
+        for (auto const& id : report.runs) {
+            auto events = w.events(id);
+            if (events.empty() || events.front().type != "run.created")
+                return err(errc::refused, "run " + id +
+                                              " has no run.created event, so its removal could not be "
+                                              "told from tampering; verify the store first");
+            w.put_meta(pruned_run_key(events.front().hash), id);
+            w.erase_run(id);
+        }
+        return report;
+    });
+}
+
+} // namespace agentrt

@@ -1,0 +1,98 @@
+// The command line itself: help, exit statuses, where the store comes from, and stores it refuses.
+#include "command.hpp"
+
+using namespace cli_test;
+
+TEST_CASE("--help describes the tool and lists every command, with exit status 0") {
+    auto o = run_command({"--help"});
+    SHOW(o);
+    CHECK(o.status == 0);
+    for (char const* name : {"runs", "show", "events", "pending", "export", "approve", "reject", "cancel", "verify",
+                             "check", "backup", "prune"})
+        CHECK(o.out.find(std::string("\n  ") + name + " ") != std::string::npos);
+    CHECK(o.out.find("AGENTRT_STORE") != std::string::npos);
+}
+
+TEST_CASE("each command has its own --help") {
+    auto o = run_command({"approve", "--help"});
+    SHOW(o);
+    CHECK(o.status == 0);
+    CHECK(o.out.starts_with("usage: agentrt [--store PATH] [--json] approve RUN"));
+    CHECK(o.out.find("--hash H") != std::string::npos);
+    CHECK(o.out.find("Without a terminal") != std::string::npos);
+    auto prune = run_command({"prune", "--help"});
+    CHECK(prune.status == 0);
+    CHECK(prune.out.find("--before") != std::string::npos);
+}
+
+TEST_CASE("a usage error exits 2 and says what was wrong") {
+    auto none = run_command({});
+    CHECK(none.status == 2);
+    CHECK(none.err.find("no command given") != std::string::npos);
+    auto unknown = run_command({"frobnicate"});
+    CHECK(unknown.status == 2);
+    CHECK(unknown.err.find("unknown command 'frobnicate'") != std::string::npos);
+    auto option = run_command({"--store", "/nonexistent", "runs", "--yes"});
+    CHECK(option.status == 2);
+    CHECK(option.err.find("unknown option --yes for agentrt runs") != std::string::npos);
+    auto count = run_command({"--store", "/nonexistent", "show"});
+    CHECK(count.status == 2);
+    auto number = run_command({"--store", "/nonexistent", "runs", "--limit", "many"});
+    CHECK(number.status == 2);
+    CHECK(number.err.find("--limit wants a non-negative whole number, got 'many'") != std::string::npos);
+}
+
+TEST_CASE("without --store or AGENTRT_STORE the command is a usage error") {
+    auto o = run_command({"runs"});
+    SHOW(o);
+    CHECK(o.status == 2);
+    CHECK(o.err.find("pass --store PATH or set AGENTRT_STORE") != std::string::npos);
+}
+
+TEST_CASE("the store may come from AGENTRT_STORE") {
+    world w;
+    {
+        auto s = w.open();
+        run_to_completion(w, s);
+    }
+    auto o = run_command({"runs"}, {.env = {"AGENTRT_STORE=" + w.store_path.string()}});
+    SHOW(o);
+    CHECK(o.status == 0);
+    CHECK(o.out.find("run-1") != std::string::npos);
+}
+
+TEST_CASE("the command never creates a store") {
+    world w;
+    auto o = on_store(w.store_path, {"runs"});
+    SHOW(o);
+    CHECK(o.status == 1);
+    CHECK(o.err.find("no store at") != std::string::npos);
+    CHECK_FALSE(fs::exists(w.store_path));
+}
+
+TEST_CASE("a store of a newer schema version is refused, saying the store is newer") {
+    world w;
+    {
+        auto s = w.open();
+        run_to_completion(w, s);
+        s.write([](agentrt::store_writer& wr) { wr.put_meta("schema_version", "2"); });
+    }
+    auto o = on_store(w.store_path, {"runs"});
+    SHOW(o);
+    CHECK(o.status == 1);
+    CHECK(o.err.find("has schema version 2, newer than this library's 1") != std::string::npos);
+}
+
+TEST_CASE("a store of an older schema version is refused and not migrated") {
+    world w;
+    {
+        auto s = w.open();
+        s.write([](agentrt::store_writer& wr) { wr.put_meta("schema_version", "0"); });
+    }
+    auto o = on_store(w.store_path, {"runs"});
+    SHOW(o);
+    CHECK(o.status == 1);
+    CHECK(o.err.find("older than 1; an operator never migrates") != std::string::npos);
+    raw_lmdb raw(w.store_path);
+    CHECK(raw.get("meta", "schema_version") == "0");
+}
