@@ -60,7 +60,7 @@ private:
 
     value_gen unfiltered(shape_node const& n, std::size_t depth) {
         if (n.has_enum)
-            return rc::gen::elementOf(n.enumeration);
+            return detail::pick(n.enumeration);
         if (!n.one_of.empty())
             return branches(n.one_of, depth);
         if (!n.any_of.empty())
@@ -108,7 +108,7 @@ private:
         auto flat = rc::gen::map(detail::list_of(one, 0, 3), [](std::vector<json::value> const& items) {
             return json::value(json::array(items.begin(), items.end()));
         });
-        return rc::gen::weightedOneOf<json::value>({{4, one}, {1, flat}});
+        return detail::weighted<json::value>({{4, one}, {1, flat}});
     }
 
     value_gen array(shape_node const& n, std::size_t depth) {

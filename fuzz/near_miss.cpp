@@ -150,6 +150,8 @@ private:
             array(n, v.get_array());
         else if (v.is_object())
             object(n, v.get_object());
+        for (auto const* part : n.all_of) // $ref and allOf of run-time schemas
+            walk(*part, v);
     }
 
     void wrong_type(shape_node const& n, json::value const& v) {
@@ -342,7 +344,7 @@ rc::Gen<near_miss> near_miss_gen(shape const& s, judge confirm, options const& o
         auto all = near_misses(s, v, confirm);
         auto edges = boundary_cases(v);
         all.insert(all.end(), edges.begin(), edges.end());
-        return rc::gen::elementOf(all);
+        return detail::pick(std::move(all));
     });
 }
 

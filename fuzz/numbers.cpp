@@ -99,7 +99,7 @@ rc::Gen<i128> k_gen(k_range r) {
                                  auto step = i128((unsigned __int128)p.second % (span + 1));
                                  return p.first ? anchor - step : anchor + step;
                              });
-    return rc::gen::weightedOneOf<i128>({{8, walk}, {1, rc::gen::just(r.low)}, {1, rc::gen::just(r.high)}});
+    return weighted<i128>({{8, walk}, {1, rc::gen::just(r.low)}, {1, rc::gen::just(r.high)}});
 }
 
 rc::Gen<json::value> fail(std::string why) {
@@ -195,7 +195,7 @@ rc::Gen<json::value> number_gen(shape_node const& node, bool integer) {
         }
     if (scales.empty())
         return fail("no number of at most 15 digits satisfies the bounds of this member");
-    return rc::gen::mapcat(rc::gen::elementOf(picks), [scales](std::size_t i) { return scales[i]; });
+    return rc::gen::mapcat(pick(std::move(picks)), [scales](std::size_t i) { return scales[i]; });
 }
 
 } // namespace agentrt::fuzz::detail

@@ -68,7 +68,7 @@ text_gen one_of_chars(char_class const& cls) {
             add(c);
     if (candidates.empty())
         throw std::invalid_argument("agentrt: a character class of the pattern matches nothing the fuzzer can draw");
-    return rc::gen::elementOf(candidates);
+    return pick(std::move(candidates));
 }
 
 text_gen concatenation(std::vector<text_gen> parts) {

@@ -34,9 +34,9 @@ void append_utf8(std::string& out, char32_t c) {
 namespace {
 
 rc::Gen<char32_t> code_point() {
-    return rc::gen::weightedOneOf<char32_t>({{3, rc::gen::inRange<char32_t>(U'a', U'z' + 1)},
-                                             {1, rc::gen::inRange<char32_t>(U'0', U'9' + 1)},
-                                             {2, rc::gen::elementOf(special_alphabet())}});
+    return weighted<char32_t>({{3, rc::gen::inRange<char32_t>(U'a', U'z' + 1)},
+                               {1, rc::gen::inRange<char32_t>(U'0', U'9' + 1)},
+                               {2, pick(special_alphabet())}});
 }
 
 } // namespace
