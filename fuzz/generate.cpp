@@ -65,8 +65,15 @@ private:
             return branches(n.one_of, depth);
         if (!n.any_of.empty())
             return branches(n.any_of, depth);
-        if (!n.all_of.empty() && n.types == json_type::any)
-            return node(*n.all_of.front(), depth);
+        if (!n.all_of.empty()) {
+            // Generate from the parts' keywords merged (bounds intersected, properties joined); the
+            // filter in node() checks the rest.
+            auto merged = std::make_shared<shape_node>(n);
+            merged->all_of.clear();
+            for (auto const* part : n.all_of)
+                merge_into(*merged, *part);
+            return rc::gen::map(unfiltered(*merged, depth), [merged](json::value v) { return v; });
+        }
         std::vector<value_gen> by_type;
         std::uint8_t types = n.types == json_type::any ? std::uint8_t(0x7f) : n.types;
         if (types & json_type::null)
@@ -85,6 +92,77 @@ private:
         if (types & json_type::object)
             by_type.push_back(object(n, depth));
         return choose(std::move(by_type));
+    }
+
+    static void merge_into(shape_node& a, shape_node const& raw) {
+        shape_node const& b = resolve(raw);
+        if (a.types == json_type::any)
+            a.types = b.types;
+        else if (b.types != json_type::any) {
+            std::uint8_t both = a.types & b.types;
+            if (((a.types & json_type::number) && (b.types & json_type::integer)) ||
+                ((b.types & json_type::number) && (a.types & json_type::integer)))
+                both |= json_type::integer;
+            a.types = both;
+        }
+        constraints& k = a.keywords;
+        constraints const& o = b.keywords;
+        auto higher = [](std::optional<decimal>& x, std::optional<decimal> const& y) {
+            if (y && (!x || compare(*y, *x) > 0))
+                x = y;
+        };
+        auto lower = [](std::optional<decimal>& x, std::optional<decimal> const& y) {
+            if (y && (!x || compare(*y, *x) < 0))
+                x = y;
+        };
+        higher(k.minimum, o.minimum);
+        higher(k.exclusive_minimum, o.exclusive_minimum);
+        lower(k.maximum, o.maximum);
+        lower(k.exclusive_maximum, o.exclusive_maximum);
+        if (!k.multiple_of)
+            k.multiple_of = o.multiple_of;
+        auto most = [](std::optional<std::size_t>& x, std::optional<std::size_t> const& y) {
+            if (y && (!x || *y > *x))
+                x = y;
+        };
+        auto least = [](std::optional<std::size_t>& x, std::optional<std::size_t> const& y) {
+            if (y && (!x || *y < *x))
+                x = y;
+        };
+        most(k.min_length, o.min_length);
+        least(k.max_length, o.max_length);
+        most(k.min_items, o.min_items);
+        least(k.max_items, o.max_items);
+        most(a.min_properties, b.min_properties);
+        least(a.max_properties, b.max_properties);
+        k.unique_items = k.unique_items || o.unique_items;
+        if (a.pattern.empty())
+            a.pattern = b.pattern;
+        if (!a.has_enum && b.has_enum)
+            a.has_enum = true, a.is_const = b.is_const, a.enumeration = b.enumeration;
+        for (auto const& p : b.properties) {
+            bool known = false;
+            for (auto& q : a.properties)
+                if (q.name == p.name)
+                    known = true, q.required = q.required || p.required;
+            if (!known)
+                a.properties.push_back(p);
+        }
+        if (a.additional == extra_members::allowed) {
+            a.additional = b.additional;
+            a.additional_schema = b.additional_schema;
+        }
+        if (!a.items)
+            a.items = b.items;
+        if (a.prefix_items.empty())
+            a.prefix_items = b.prefix_items;
+        a.closed_items = a.closed_items || b.closed_items;
+        if (a.one_of.empty())
+            a.one_of = b.one_of;
+        if (a.any_of.empty())
+            a.any_of = b.any_of;
+        for (auto const* part : b.all_of)
+            merge_into(a, *part);
     }
 
     value_gen branches(std::vector<shape_node const*> const& alternatives, std::size_t depth) {
@@ -120,6 +198,8 @@ private:
         std::size_t high = depth >= opts_.max_depth ? low : std::max(low, opts_.max_items);
         if (k.max_items)
             high = std::min(high, *k.max_items);
+        if (n.closed_items)
+            high = std::min(high, prefix.size());
         value_gen item = n.items ? node(*n.items, depth + 1) : any(depth);
         std::size_t fixed = low > prefix.size() ? low - prefix.size() : 0;
         std::size_t room = high > prefix.size() ? high - prefix.size() : 0;

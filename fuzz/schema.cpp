@@ -62,11 +62,12 @@ private:
         auto digits = v.is_double()
                           ? internal::to_decimal(v.get_double())
                           : (v.is_int64() ? internal::to_decimal(v.get_int64()) : internal::to_decimal(v.get_uint64()));
-        if (digits.digits.size() > 19)
-            fail(where, k, "has more than 19 significant digits");
         std::uint64_t m = 0;
-        for (char c : digits.digits)
+        for (char c : digits.digits) {
+            if (m > (UINT64_MAX - 9) / 10 && (m > UINT64_MAX / 10 || std::uint64_t(c - '0') > UINT64_MAX - m * 10))
+                fail(where, k, "has more significant digits than agentrt keeps (up to 2^64)");
             m = m * 10 + std::uint64_t(c - '0');
+        }
         decimal d(0);
         d.magnitude = m;
         d.exponent = digits.exponent;
@@ -126,8 +127,11 @@ private:
             return void(n.min_properties = count(v, where, k));
         if (k == "maxProperties")
             return void(n.max_properties = count(v, where, k));
-        if (k == "items")
+        if (k == "items") {
+            if (v.is_bool() && !v.get_bool())
+                return void(n.closed_items = true); // a tuple: prefixItems and nothing more
             return void(n.items = compile(v, here));
+        }
         if (k == "prefixItems") {
             if (!v.is_array())
                 fail(where, k, "must be an array of schemas");

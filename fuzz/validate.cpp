@@ -230,6 +230,11 @@ private:
             shape_node const* item = i < n.prefix_items.size() ? n.prefix_items[i] : n.items;
             if (item)
                 at(std::to_string(i), [&] { walk(*item, a[i]); });
+            else if (n.closed_items)
+                at(std::to_string(i), [&] {
+                    add("items", "no item is allowed after the " + std::to_string(n.prefix_items.size()) +
+                                     " of prefixItems, got " + internal::display(a[i]));
+                });
         }
     }
 

@@ -52,6 +52,7 @@ struct shape_node {
     std::optional<std::size_t> min_properties, max_properties;
     shape_node const* items = nullptr;
     std::vector<shape_node const*> prefix_items;
+    bool closed_items = false;       // "items": false: nothing after prefix_items
     std::vector<shape_node const*> any_of, one_of, all_of;
     shape_node const* ref = nullptr; // local $ref: the node stands for its target
     bool typed = false;              // lowered from a C++ type (its decoder is the reference)
