@@ -200,6 +200,10 @@ private:
             high = std::min(high, *k.max_items);
         if (n.closed_items)
             high = std::min(high, prefix.size());
+        if (high <= prefix.size() && low <= prefix.size()) // no item drawn: none built (recursion ends here)
+            return rc::gen::map(all_of(prefix), [high](std::vector<json::value> const& p) {
+                return json::value(json::array(p.begin(), p.begin() + std::ptrdiff_t(std::min(high, p.size()))));
+            });
         value_gen item = n.items ? node(*n.items, depth + 1) : any(depth);
         std::size_t fixed = low > prefix.size() ? low - prefix.size() : 0;
         std::size_t room = high > prefix.size() ? high - prefix.size() : 0;
@@ -243,7 +247,7 @@ private:
             if (p.required)
                 members.push_back(v);
             else // absent first, so that optional members shrink away
-                members.push_back(rc::gen::oneOf(rc::gen::just(maybe()), v));
+                members.push_back(detail::weighted<maybe>({{1, rc::gen::just(maybe())}, {1, v}}));
         }
         bool open = n.additional != extra_members::forbidden;
         value_gen extra_value =

@@ -33,18 +33,21 @@ i128 divide(decimal const& bound, std::uint64_t unit, int unit_exponent, bool ce
     i128 q = 0;
     bool exact = true;
     if (shift >= 0) {
-        if (shift > 40)
-            return negative ? -limit : limit;
-        i128 n = i128(bound.magnitude) * pow10(shift);
-        if (n / pow10(shift) != i128(bound.magnitude) || n > limit * unit)
-            return negative ? -limit : limit;
+        i128 n = bound.magnitude;
+        for (int i = 0; i < shift; ++i) {
+            if (n > limit)
+                return negative ? -limit : limit;
+            n *= 10;
+        }
         q = n / unit;
+        if (q > limit)
+            return negative ? -limit : limit;
         exact = n % unit == 0;
-    } else if (-shift > 36) {
-        q = 0;
-        exact = false;
     } else {
-        i128 d = i128(unit) * pow10(-shift);
+        // Once the divisor passes the magnitude the quotient is 0 and inexact; stop before overflow.
+        i128 d = unit;
+        for (int i = 0; i < -shift && d <= i128(bound.magnitude); ++i)
+            d *= 10;
         q = i128(bound.magnitude) / d;
         exact = i128(bound.magnitude) % d == 0;
     }
@@ -133,8 +136,11 @@ rc::Gen<json::value> integers(constraints const& k) {
     if (k.multiple_of) {
         decimal m = *k.multiple_of;
         if (m.exponent >= 0) {
-            i128 s = i128(m.magnitude) * pow10(std::min(m.exponent, 30));
-            if (m.exponent > 19 || s > i128(std::numeric_limits<std::uint64_t>::max()))
+            // A step beyond 64 bits leaves only zero as a multiple in range.
+            if (m.exponent > 19)
+                return rc::gen::just(json::value(std::int64_t(0)));
+            i128 s = i128(m.magnitude) * pow10(m.exponent);
+            if (s > i128(std::numeric_limits<std::uint64_t>::max()))
                 return rc::gen::just(json::value(std::int64_t(0)));
             step = std::uint64_t(s);
         } else {

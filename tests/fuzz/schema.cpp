@@ -169,3 +169,30 @@ TEST_CASE("a_schema_with_nothing_to_violate_yields_the_boundary_cases_only") {
         CHECK(fuzz::boundary_cases(valid).size() >= 5);
     }
 }
+
+namespace {
+std::size_t depth_of(json::value const& v) {
+    std::size_t deepest = 0;
+    if (v.is_array())
+        for (auto const& x : v.get_array())
+            deepest = std::max(deepest, depth_of(x));
+    if (v.is_object())
+        for (auto const& kv : v.get_object())
+            deepest = std::max(deepest, depth_of(kv.value()));
+    return deepest + (v.is_array() || v.is_object() ? 1 : 0);
+}
+} // namespace
+
+TEST_CASE("recursion_through_ref_is_bounded_by_max_depth") {
+    auto shape = compiled(R"({"$ref":"#/$defs/tree","$defs":{"tree":{"type":"object","required":["kids"],
+        "properties":{"kids":{"type":"array","items":{"$ref":"#/$defs/tree"}}},"additionalProperties":false}}})");
+    fuzz::options o;
+    o.max_depth = 4;
+    std::size_t deepest = 0;
+    for (auto const& v : fuzz::sample(fuzz::valid_json(shape, o), 100, 3)) {
+        CHECK(fuzz::validate(shape, v).empty());
+        deepest = std::max(deepest, depth_of(v));
+    }
+    CHECK(deepest >= 3);
+    CHECK(deepest <= 2 * o.max_depth + 2);
+}
