@@ -1,0 +1,355 @@
+// JSON Schema known at run time, compiled into a shape for exactly the keywords the generators
+// and the validator support; anything else is refused by name rather than guessed at.
+#include <agentrt/fuzz/schema.hpp>
+
+#include <agentrt/catalog/decode.hpp>
+#include <agentrt/catalog/pattern.hpp>
+
+#include "internal.hpp"
+#include "internal/numbers.hpp"
+#include "internal/text.hpp"
+
+#include <boost/json/array.hpp>
+#include <boost/json/serialize.hpp>
+
+#include <map>
+#include <set>
+
+namespace agentrt::fuzz {
+namespace {
+
+namespace json = boost::json;
+
+struct schema_error {
+    std::string pointer, keyword, detail;
+};
+
+class compiler {
+public:
+    compiler(json::value const& root, std::deque<shape_node>& nodes) : root_(root), nodes_(nodes) {}
+
+    shape_node const* compile(json::value const& s, std::string const& where) {
+        auto& n = nodes_.emplace_back();
+        if (s.is_bool()) {
+            if (!s.get_bool()) // false: nothing is valid, which no generator can honour
+                fail(where, "false", "a schema that accepts nothing cannot be generated for");
+            return &n;
+        }
+        if (!s.is_object())
+            fail(where, "type", "a schema must be an object or a boolean");
+        auto const& o = s.get_object();
+        for (auto const& kv : o)
+            keyword(n, std::string(kv.key()), kv.value(), where);
+        return &n;
+    }
+
+private:
+    [[noreturn]] static void fail(std::string const& where, std::string keyword, std::string detail) {
+        throw schema_error{where, std::move(keyword), std::move(detail)};
+    }
+
+    static std::size_t count(json::value const& v, std::string const& where, std::string const& k) {
+        if (v.is_int64() && v.get_int64() >= 0)
+            return std::size_t(v.get_int64());
+        if (v.is_uint64())
+            return std::size_t(v.get_uint64());
+        fail(where, k, "must be a non-negative integer");
+    }
+
+    static decimal number(json::value const& v, std::string const& where, std::string const& k) {
+        if (!v.is_number())
+            fail(where, k, "must be a number");
+        auto digits = v.is_double()
+                          ? internal::to_decimal(v.get_double())
+                          : (v.is_int64() ? internal::to_decimal(v.get_int64()) : internal::to_decimal(v.get_uint64()));
+        std::uint64_t m = 0;
+        for (char c : digits.digits) {
+            if (m > (UINT64_MAX - 9) / 10 && (m > UINT64_MAX / 10 || std::uint64_t(c - '0') > UINT64_MAX - m * 10))
+                fail(where, k, "has more significant digits than agentrt keeps (up to 2^64)");
+            m = m * 10 + std::uint64_t(c - '0');
+        }
+        decimal d(0);
+        d.magnitude = m;
+        d.exponent = digits.exponent;
+        d.negative = digits.negative && m != 0;
+        return d;
+    }
+
+    shape_node const* sub(json::value const& v, std::string const& where, std::string const& token) {
+        return compile(v, where + "/" + internal::escape_pointer_token(token));
+    }
+
+    void keyword(shape_node& n, std::string const& k, json::value const& v, std::string const& where) {
+        std::string here = where + "/" + internal::escape_pointer_token(k);
+        constraints& c = n.keywords;
+        if (k == "type")
+            return types(n, v, here);
+        if (k == "enum" || k == "const") {
+            n.has_enum = true;
+            n.is_const = k == "const";
+            if (k == "const")
+                n.enumeration = {v};
+            else if (v.is_array() && !v.get_array().empty())
+                n.enumeration.assign(v.get_array().begin(), v.get_array().end());
+            else
+                fail(where, k, "must be a non-empty array");
+            return;
+        }
+        if (k == "properties") {
+            if (!v.is_object())
+                fail(where, k, "must be an object");
+            for (auto const& kv : v.get_object())
+                n.properties.push_back(property{std::string(kv.key()), sub(kv.value(), here, kv.key()), false});
+            apply_required(n);
+            return;
+        }
+        if (k == "required") {
+            if (!v.is_array())
+                fail(where, k, "must be an array of names");
+            for (auto const& name : v.get_array()) {
+                if (!name.is_string())
+                    fail(where, k, "must be an array of names");
+                required_.emplace(&n, std::string(name.get_string()));
+            }
+            apply_required(n);
+            return;
+        }
+        if (k == "additionalProperties") {
+            if (v.is_bool())
+                n.additional = v.get_bool() ? extra_members::allowed : extra_members::forbidden;
+            else {
+                n.additional = extra_members::schema;
+                n.additional_schema = compile(v, here);
+            }
+            return;
+        }
+        if (k == "minProperties")
+            return void(n.min_properties = count(v, where, k));
+        if (k == "maxProperties")
+            return void(n.max_properties = count(v, where, k));
+        if (k == "items") {
+            if (v.is_bool() && !v.get_bool())
+                return void(n.closed_items = true); // a tuple: prefixItems and nothing more
+            return void(n.items = compile(v, here));
+        }
+        if (k == "prefixItems") {
+            if (!v.is_array())
+                fail(where, k, "must be an array of schemas");
+            for (std::size_t i = 0; i < v.get_array().size(); ++i)
+                n.prefix_items.push_back(sub(v.get_array()[i], here, std::to_string(i)));
+            return;
+        }
+        if (k == "minItems")
+            return void(c.min_items = count(v, where, k));
+        if (k == "maxItems")
+            return void(c.max_items = count(v, where, k));
+        if (k == "uniqueItems") {
+            if (!v.is_bool())
+                fail(where, k, "must be a boolean");
+            return void(c.unique_items = v.get_bool());
+        }
+        if (k == "minLength")
+            return void(c.min_length = count(v, where, k));
+        if (k == "maxLength")
+            return void(c.max_length = count(v, where, k));
+        if (k == "pattern") {
+            if (!v.is_string())
+                fail(where, k, "must be a string");
+            std::string p(v.get_string());
+            if (auto problem = pattern_problem(p); !problem.empty())
+                fail(where, k,
+                     "\"" + p + "\" uses " + std::string(problem) +
+                         ", outside the supported subset (see agentrt/catalog/pattern.hpp)");
+            return void(n.pattern = p);
+        }
+        if (k == "minimum")
+            return void(c.minimum = number(v, where, k));
+        if (k == "maximum")
+            return void(c.maximum = number(v, where, k));
+        if (k == "exclusiveMinimum")
+            return void(c.exclusive_minimum = number(v, where, k));
+        if (k == "exclusiveMaximum")
+            return void(c.exclusive_maximum = number(v, where, k));
+        if (k == "multipleOf") {
+            decimal d = number(v, where, k);
+            if (d.negative || d.is_zero())
+                fail(where, k, "must be a number above zero");
+            return void(c.multiple_of = d);
+        }
+        if (k == "anyOf" || k == "oneOf" || k == "allOf") {
+            if (!v.is_array() || v.get_array().empty())
+                fail(where, k, "must be a non-empty array of schemas");
+            auto& list = k == "anyOf" ? n.any_of : (k == "oneOf" ? n.one_of : n.all_of);
+            for (std::size_t i = 0; i < v.get_array().size(); ++i)
+                list.push_back(sub(v.get_array()[i], here, std::to_string(i)));
+            return;
+        }
+        if (k == "$ref") {
+            if (!v.is_string())
+                fail(where, k, "must be a string");
+            // A $ref beside other keywords applies both: the target joins allOf.
+            auto& target = nodes_.emplace_back();
+            refs_.push_back({&target, {std::string(v.get_string()), where}});
+            n.all_of.push_back(&target);
+            return;
+        }
+        if (k == "$defs" || k == "definitions") {
+            if (!v.is_object())
+                fail(where, k, "must be an object of schemas");
+            for (auto const& kv : v.get_object())
+                sub(kv.value(), here, kv.key());
+            return;
+        }
+        if (k == "$schema") {
+            if (!v.is_string() || v.get_string() != "https://json-schema.org/draft/2020-12/schema")
+                fail(where, k, "only draft 2020-12 is supported");
+            return;
+        }
+        static std::set<std::string> const annotations{"$comment", "title",      "description", "default",
+                                                       "examples", "deprecated", "readOnly",    "writeOnly"};
+        if (annotations.contains(k))
+            return;
+        fail(where, k, "keyword \"" + k + "\" is not supported, so it could be neither checked nor generated for");
+    }
+
+    void types(shape_node& n, json::value const& v, std::string const& where) {
+        static std::map<std::string, std::uint8_t> const bits{
+            {"null", json_type::null},     {"boolean", json_type::boolean}, {"integer", json_type::integer},
+            {"number", json_type::number}, {"string", json_type::string},   {"array", json_type::array},
+            {"object", json_type::object}};
+        auto one = [&](json::value const& t) {
+            if (!t.is_string() || !bits.contains(std::string(t.get_string())))
+                fail(where, "type", "unknown type " + json::serialize(t));
+            n.types |= bits.at(std::string(t.get_string()));
+        };
+        if (v.is_array())
+            for (auto const& t : v.get_array())
+                one(t);
+        else
+            one(v);
+    }
+
+    void apply_required(shape_node& n) {
+        auto [first, last] = required_.equal_range(&n);
+        for (auto it = first; it != last; ++it)
+            for (auto& p : n.properties)
+                if (p.name == it->second)
+                    p.required = true;
+    }
+
+public:
+    // Required names not among the properties: members that must be present with any value.
+    void close_required() {
+        for (auto const& [node, name] : required_) {
+            bool found = false;
+            for (auto const& p : node->properties)
+                found = found || p.name == name;
+            if (!found) {
+                auto& anything = nodes_.emplace_back();
+                node->properties.push_back(property{name, &anything, true});
+            }
+        }
+    }
+
+private:
+    shape_node const* resolve_ref(std::string const& ref, std::string const& where) {
+        if (ref.empty() || ref[0] != '#')
+            fail(where, "$ref", "only local references (\"#...\") are supported, got \"" + ref + "\"");
+        json::value const* target = &root_;
+        std::string pointer = ref.substr(1);
+        if (!pointer.empty()) {
+            json::error_code ec;
+            target = root_.find_pointer(pointer, ec);
+            if (!target)
+                fail(where, "$ref", "\"" + ref + "\" points at nothing");
+        }
+        auto found = compiled_.find(target);
+        if (found != compiled_.end())
+            return found->second;
+        // Compile the target once; a reference back into it (recursion) finds it in the map.
+        auto& placeholder = nodes_.emplace_back();
+        compiled_[target] = &placeholder;
+        shape_node const* compiled = compile(*target, pointer);
+        placeholder.ref = compiled;
+        link_pending();
+        return &placeholder;
+    }
+
+    void link_pending() {
+        while (linked_ < refs_.size()) {
+            auto [node, target] = refs_[linked_++];
+            node->ref = resolve_ref(target.first, target.second);
+        }
+    }
+
+public:
+    void link_all() { link_pending(); }
+
+private:
+    json::value const& root_;
+    std::deque<shape_node>& nodes_;
+    std::vector<std::pair<shape_node*, std::pair<std::string, std::string>>> refs_;
+    std::size_t linked_ = 0;
+    std::multimap<shape_node*, std::string> required_;
+    std::map<json::value const*, shape_node const*> compiled_;
+};
+
+} // namespace
+
+result<shape> compile_schema(json::value const& schema) {
+    auto nodes = std::make_shared<std::deque<shape_node>>();
+    try {
+        compiler c(schema, *nodes);
+        shape_node const* root = c.compile(schema, "");
+        c.link_all();
+        c.close_required();
+        return shape(std::move(nodes), root);
+    } catch (schema_error const& e) {
+        error out;
+        out.code = errc::invalid_schema;
+        out.message =
+            "the schema uses what agentrt cannot check: " + e.keyword + " at \"" + e.pointer + "\": " + e.detail;
+        out.violations.push_back(violation{e.pointer, e.keyword, e.detail});
+        return out;
+    }
+}
+
+std::vector<violation> validate(shape const& s, json::value const& document) {
+    return detail::validate(s.root(), document);
+}
+
+result<tool_entry> schema_tool(std::string name, std::string description, json::object schema, side_effect effect,
+                               std::chrono::milliseconds timeout, json_call call, bool terminal) {
+    auto compiled = compile_schema(schema);
+    if (!compiled)
+        return compiled.error();
+    tool_entry e;
+    e.name = std::move(name);
+    e.description = std::move(description);
+    e.input_schema = std::move(schema);
+    e.effect = effect;
+    e.timeout = timeout;
+    e.terminal = terminal;
+    e.argument_type = nullptr;
+    e.decode = [s = *compiled](json::value const& document) -> result<arguments> {
+        auto violations = detail::validate(s.root(), document);
+        if (!violations.empty())
+            return invalid_arguments(std::move(violations));
+        return arguments(document, nullptr, nullptr);
+    };
+    e.call = [call = std::move(call)](arguments const& a, call_context const& context) {
+        return call(a.json(), context);
+    };
+    return e;
+}
+
+shape shape_of(tool_entry const& entry) {
+    if (entry.argument_type)
+        return shape_of(*entry.argument_type);
+    auto compiled = compile_schema(entry.input_schema);
+    if (!compiled)
+        throw exception(compiled.error());
+    return *compiled;
+}
+
+} // namespace agentrt::fuzz
