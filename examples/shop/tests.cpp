@@ -3,6 +3,7 @@
 
 #include <agentrt/testkit/check_policy.hpp>
 #include <agentrt/testkit/doctest.hpp>
+#include <agentrt/testkit/fuzz.hpp>
 #include <agentrt/testkit/scenario.hpp>
 
 #include <doctest/doctest.h>
@@ -43,6 +44,14 @@ TEST_CASE("the shop's policy table") {
             {"accounts are never wiped", "wipe_account", R"({"customer":"ana"})", denied("people")},
             {"a malformed order id never reaches the policy", "lookup_order", R"({"order_id":"1042"})", refused()},
         });
+}
+
+TEST_CASE("never: no request to a destructive tool is ever allowed, in any run") {
+    never(shop::policy{}, shop::tools{}, agentrt::side_effect::destructive, agentrt::outcome::allow);
+}
+
+TEST_CASE("fuzz_check: every valid request reaches its tool, every near miss is refused before it") {
+    fuzz_check(shop::tools{}.table());
 }
 
 TEST_CASE("a mail lost in a crash is sent again only when an operator approves it") {
