@@ -26,10 +26,10 @@ struct plain_send {
 };
 
 rc::Gen<plain_send> plain_gen() {
-    return rc::gen::build<plain_send>(
-        rc::gen::set(&plain_send::kind), rc::gen::set(&plain_send::address), rc::gen::set(&plain_send::cc),
-        rc::gen::set(&plain_send::subject), rc::gen::set(&plain_send::urgency), rc::gen::set(&plain_send::counters),
-        rc::gen::set(&plain_send::enabled));
+    return rc::gen::build<plain_send>(rc::gen::set(&plain_send::kind), rc::gen::set(&plain_send::address),
+                                      rc::gen::set(&plain_send::cc), rc::gen::set(&plain_send::subject),
+                                      rc::gen::set(&plain_send::urgency), rc::gen::set(&plain_send::counters),
+                                      rc::gen::set(&plain_send::enabled));
 }
 
 template <class T>

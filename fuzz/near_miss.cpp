@@ -18,7 +18,6 @@
 #include <charconv>
 #include <cmath>
 #include <ostream>
-#include <variant>
 
 namespace agentrt::fuzz {
 
@@ -38,16 +37,20 @@ namespace {
 
 namespace json = boost::json;
 using i128 = __int128;
-using token = std::variant<std::string, std::size_t>;
+// A JSON Pointer token: a member name, or an index when is_index. (Not a std::variant: g++ 12 at
+// -O3 reports its copies as maybe-uninitialized.)
+struct token {
+    std::string key;
+    std::size_t index = 0;
+    bool is_index = false;
+    token(std::string k) : key(std::move(k)) {}        // NOLINT: implicit, as descend(name) reads
+    token(std::size_t i) : index(i), is_index(true) {} // NOLINT
+};
 
 json::value* locate(json::value& root, std::vector<token> const& path) {
     json::value* at = &root;
-    for (auto const& t : path) {
-        if (auto const* key = std::get_if<std::string>(&t))
-            at = &at->as_object()[*key];
-        else
-            at = &at->as_array()[std::get<std::size_t>(t)];
-    }
+    for (auto const& t : path)
+        at = t.is_index ? &at->as_array()[t.index] : &at->as_object()[t.key];
     return at;
 }
 
@@ -100,10 +103,7 @@ private:
         std::string p;
         for (auto const& t : path_) {
             p += '/';
-            if (auto const* key = std::get_if<std::string>(&t))
-                p += internal::escape_pointer_token(*key);
-            else
-                p += std::to_string(std::get<std::size_t>(t));
+            p += t.is_index ? std::to_string(t.index) : internal::escape_pointer_token(t.key);
         }
         return p;
     }
@@ -298,6 +298,11 @@ private:
                 repeated.push_back(a.front());
             replace("uniqueItems", repeated);
         }
+        if (n.closed_items && a.size() == n.prefix_items.size() && !a.empty()) {
+            json::array longer = a;
+            longer.push_back(a.back());
+            attempt("items", pointer() + "/" + std::to_string(a.size()), [&](json::value& at) { at = longer; });
+        }
         for (std::size_t i = 0; i < a.size(); ++i) {
             shape_node const* item = i < n.prefix_items.size() ? n.prefix_items[i] : n.items;
             if (item)
@@ -314,6 +319,7 @@ private:
         if (n.additional == extra_members::forbidden)
             attempt("additionalProperties", here + "/agentrt_unknown",
                     [](json::value& at) { at.as_object()["agentrt_unknown"] = 1; });
+        properties_counts(n, o);
         for (auto const& kv : o) {
             std::string key(kv.key());
             shape_node const* member = nullptr;
@@ -324,6 +330,31 @@ private:
                 member = n.additional_schema;
             if (member)
                 descend(key, [&] { walk(*member, kv.value()); });
+        }
+    }
+
+    // Run-time schemas only: one member too few (optional members go first) or too many.
+    void properties_counts(shape_node const& n, json::object const& o) {
+        if (n.min_properties && *n.min_properties > 0 && o.size() >= *n.min_properties) {
+            std::vector<std::string> order;
+            for (auto const& kv : o) {
+                bool required = false;
+                for (auto const& p : n.properties)
+                    required = required || (p.required && p.name == kv.key());
+                order.insert(required ? order.end() : order.begin(), std::string(kv.key()));
+            }
+            replace("minProperties", [&] {
+                json::object fewer = o;
+                for (std::size_t i = 0; fewer.size() >= *n.min_properties; ++i)
+                    fewer.erase(order[i]);
+                return json::value(std::move(fewer));
+            }());
+        }
+        if (n.max_properties && n.additional == extra_members::allowed && *n.max_properties < 10'000) {
+            json::object more = o;
+            for (std::size_t i = 0; more.size() <= *n.max_properties; ++i)
+                more["agentrt_extra_" + std::to_string(i)] = nullptr;
+            replace("maxProperties", std::move(more));
         }
     }
 

@@ -176,8 +176,11 @@ private:
         if (n.is_const)
             return add("const", ordered_json(n.enumeration.front()) + ", got " + internal::display(v));
         std::string names = "[";
-        for (auto const& e : n.enumeration)
-            names += (names.size() > 1 ? "," : "") + ordered_json(e);
+        for (auto const& e : n.enumeration) {
+            if (names.size() > 1)
+                names += ',';
+            names += ordered_json(e);
+        }
         add("enum", names + "], got " + internal::display(v));
     }
 

@@ -35,6 +35,7 @@ constexpr char const* everything = R"({
     "any": {"anyOf": [{"type": "string", "minLength": 2}, {"type": "boolean"}]},
     "small": {"allOf": [{"type": "integer", "minimum": 0}, {"maximum": 5}]},
     "meta": {"type": "object", "additionalProperties": {"type": "integer"}, "minProperties": 1, "maxProperties": 2},
+    "open": {"type": "object", "minProperties": 1, "maxProperties": 3},
     "tree": {"$ref": "#/$defs/tree"}
   },
   "required": ["id", "tags"],
