@@ -195,12 +195,13 @@ gate::gate(store& s, tool_table const& tools, evaluator const& policy, gate_opti
     : store_(&s), tools_(&tools), policy_(&policy), options_(std::move(options)), impl_(std::make_unique<impl>()) {}
 
 gate::~gate() {
-    std::vector<std::jthread> late;
+    std::vector<std::unique_ptr<tool_runner>> late;
     {
         std::lock_guard lock(impl_->late_mutex);
         late = std::move(impl_->late);
     }
-    late.clear(); // requests stop and joins each
+    late.clear(); // each waits for its overrunning tool, which records its outcome late
+    impl_->runner.reset();
 }
 
 result<session> gate::begin(std::string goal, std::string run_id) {

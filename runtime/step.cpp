@@ -424,20 +424,22 @@ result<step_record> session::execute() {
         run_call();
         out = call->outcome;
     } else {
-        std::jthread worker(run_call);
+        auto& impl = *gate_->impl_;
+        if (!impl.runner)
+            impl.runner = std::make_unique<tool_runner>();
+        impl.runner->submit(run_call);
         std::unique_lock lock(call->mutex);
         if (call->finished.wait_for(lock, tool->timeout, [&] { return call->done; })) {
             out = call->outcome;
-            lock.unlock();
-            worker.join();
         } else {
             call->abandoned = true;
             lock.unlock();
             stop.request_stop();
             out.kind = call_outcome::timed_out;
             out.error = "the tool overran its timeout of " + std::to_string(tool->timeout.count()) + " ms";
-            std::lock_guard late(gate_->impl_->late_mutex);
-            gate_->impl_->late.push_back(std::move(worker));
+            impl.runner->retire();
+            std::lock_guard late(impl.late_mutex);
+            impl.late.push_back(std::move(impl.runner));
         }
     }
     std::optional<std::uint64_t> next;
