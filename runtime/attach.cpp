@@ -91,6 +91,7 @@ result<session> gate::attach(std::string_view run_id) {
         }
         run->lease = mine;
         run->updated_ms = now;
+        engine::start_active(*run, now);
         w.append(*run, "run.resumed", {}, now);
         // A step opened by a session that then released the run: nobody is deciding it.
         for (auto& step : w.steps(run->id))
@@ -162,6 +163,7 @@ result<void> gate::resume_grant(session& s, step_record const& step, approval_re
             auto current = w.step(run.id, step.index).value();
             run.lease = mine;
             run.status = run_status::running;
+            engine::start_active(run, now);
             run.updated_ms = now;
             w.append(run, "run.resumed", {{"step", step.index}, {"approval", granted.hash}}, now);
             if (grant_expired) {
@@ -210,6 +212,7 @@ result<void> gate::resume_grant(session& s, step_record const& step, approval_re
                 } else if (v.outcome == outcome::require_approval) {
                     current.status = step_status::awaiting_approval;
                     run.status = run_status::waiting_for_approval;
+                    engine::pause_active(run, now);
                     run.lease = {};
                     w.put(current);
                     engine::request_approval(w, run, current, tool->spec(), v, now);

@@ -65,8 +65,25 @@ bool usable_json(boost::json::value const& v) {
     }
 }
 
+void start_active(run_record& run, std::int64_t now) {
+    run.active_since_ms = now;
+}
+
+void count_active(run_record& run, std::int64_t now) {
+    if (run.active_since_ms != 0 && now > run.active_since_ms)
+        run.active_ms += now - run.active_since_ms;
+    if (run.active_since_ms != 0)
+        run.active_since_ms = now;
+}
+
+void pause_active(run_record& run, std::int64_t now) {
+    count_active(run, now);
+    run.active_since_ms = 0;
+}
+
 void finish_run(store_writer& w, run_record& run, run_status status, std::string_view reason, std::string message,
                 std::int64_t now) {
+    pause_active(run, now);
     run.status = status;
     run.reason = reason;
     run.message = std::move(message);

@@ -29,6 +29,11 @@ bool holder_alive(store const& s, lease_record const& lease);
 // Finite numbers only: NaN and infinities have no JSON spelling and cannot be hashed.
 bool usable_json(boost::json::value const& v);
 
+// Active time: a stretch starts when a session takes the run and ends when the run pauses or ends.
+void start_active(run_record& run, std::int64_t now);
+void count_active(run_record& run, std::int64_t now); // adds the stretch so far, keeps counting
+void pause_active(run_record& run, std::int64_t now); // adds the stretch and stops counting
+
 void finish_run(store_writer& w, run_record& run, run_status status, std::string_view reason, std::string message,
                 std::int64_t now);
 

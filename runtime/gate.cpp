@@ -95,6 +95,7 @@ result<void> settle(gate& g, session& s, step_record step) {
             w.put(current);
             engine::request_approval(w, run, current, spec, v, now);
             run.status = run_status::waiting_for_approval;
+            engine::pause_active(run, now);
             run.lease = {};
         } else {
             w.append(run, "step.reconciled",
@@ -176,6 +177,7 @@ result<void> session::release() {
             return false;
         run->lease = {};
         run->updated_ms = now;
+        engine::pause_active(*run, now);
         w.put(*run);
         return true;
     });
@@ -195,12 +197,13 @@ gate::gate(store& s, tool_table const& tools, evaluator const& policy, gate_opti
     : store_(&s), tools_(&tools), policy_(&policy), options_(std::move(options)), impl_(std::make_unique<impl>()) {}
 
 gate::~gate() {
-    std::vector<std::jthread> late;
+    std::vector<std::unique_ptr<tool_runner>> late;
     {
         std::lock_guard lock(impl_->late_mutex);
         late = std::move(impl_->late);
     }
-    late.clear(); // requests stop and joins each
+    late.clear(); // each waits for its overrunning tool, which records its outcome late
+    impl_->runner.reset();
 }
 
 result<session> gate::begin(std::string goal, std::string run_id) {
@@ -222,6 +225,7 @@ result<session> gate::begin(std::string goal, std::string run_id) {
         run.created_ms = run.updated_ms = now;
         run.policy = policy_->identity();
         run.lease = {owner, engine::host_name(), ::getpid(), lease_now + options_.lease_duration.count()};
+        engine::start_active(run, now);
         w.append(run, "run.created", {{"goal", goal}, {"policy", policy_->identity()}}, now);
         w.append(run, "run.started", {}, now);
         w.put(run);

@@ -3,15 +3,56 @@
 
 #include <agentrt/runtime/gate.hpp>
 
+#include <condition_variable>
+#include <functional>
+#include <memory>
 #include <mutex>
 #include <thread>
 #include <vector>
 
 namespace agentrt {
 
+// One thread that runs a gate's tool calls, so a call does not pay for starting a thread. A runner
+// whose call overran its timeout is retired: it finishes that call (recording it late) and ends.
+class tool_runner {
+public:
+    void submit(std::function<void()> task) {
+        std::lock_guard lock(mutex_);
+        task_ = std::move(task);
+        wake_.notify_one();
+    }
+    void retire() {
+        std::lock_guard lock(mutex_);
+        retired_ = true;
+        wake_.notify_one();
+    }
+
+private:
+    void loop(std::stop_token stop) {
+        std::unique_lock lock(mutex_);
+        for (;;) {
+            wake_.wait(lock, stop, [&] { return task_ || retired_; });
+            if (!task_)
+                return; // retired or stopped, and idle
+            auto task = std::move(task_);
+            task_ = nullptr;
+            lock.unlock();
+            task();
+            lock.lock();
+        }
+    }
+
+    std::mutex mutex_;
+    std::condition_variable_any wake_;
+    std::function<void()> task_;
+    bool retired_ = false;
+    std::jthread thread_{[this](std::stop_token stop) { loop(stop); }}; // last: starts after the rest exists
+};
+
 struct gate::impl {
+    std::unique_ptr<tool_runner> runner;
     std::mutex late_mutex;
-    std::vector<std::jthread> late; // tools that overran their timeout, still running
+    std::vector<std::unique_ptr<tool_runner>> late; // runners whose tool overran its timeout
 };
 
 namespace gate_detail {

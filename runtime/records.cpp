@@ -120,6 +120,8 @@ boost::json::object to_json(run_record const& r) {
             {"message", r.message},
             {"created", r.created_ms},
             {"updated", r.updated_ms},
+            {"active", r.active_ms},
+            {"active_since", r.active_since_ms},
             {"order", r.order},
             {"next_step", r.next_step},
             {"failed_streak", r.failed_streak},
@@ -143,6 +145,8 @@ run_record run_from_json(boost::json::value const& v) {
     r.message = text(o, "message", rec);
     r.created_ms = integer(o, "created", rec);
     r.updated_ms = integer(o, "updated", rec);
+    r.active_ms = integer(o, "active", rec);
+    r.active_since_ms = integer(o, "active_since", rec);
     r.order = count(o, "order", rec);
     r.next_step = count(o, "next_step", rec);
     r.failed_streak = count(o, "failed_streak", rec);

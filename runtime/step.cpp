@@ -22,6 +22,10 @@ std::optional<std::pair<std::string_view, std::string>> limit_reached(store_read
         return std::pair{run_reason::limit_steps, "the run took its " + std::to_string(l.max_steps) + " steps"};
     if (run.failed_streak >= l.max_failed_streak)
         return std::pair{run_reason::limit_failures, std::to_string(run.failed_streak) + " consecutive steps failed"};
+    if (l.max_active && run.active_ms >= l.max_active->count())
+        return std::pair{run_reason::limit_active, "the run was active for " + std::to_string(run.active_ms) +
+                                                       " ms, its limit is " + std::to_string(l.max_active->count()) +
+                                                       " ms"};
     if (l.max_elapsed && now - run.created_ms >= l.max_elapsed->count())
         return std::pair{run_reason::limit_elapsed,
                          "the run is older than " + std::to_string(l.max_elapsed->count()) + " ms"};
@@ -170,6 +174,7 @@ result<step_record> finish_call(gate& g, session& s, std::uint64_t index, std::u
 namespace gate_detail {
 
 std::optional<std::uint64_t> open_next(store_writer& w, run_record& run, limits const& l, std::int64_t now) {
+    engine::count_active(run, now);
     if (auto stop = limit_reached(w, run, l, now)) {
         bool loop = stop->first == run_reason::loop_detected;
         w.append(run, loop ? "loop.detected" : "limit.exceeded", {{"limit", stop->first}, {"detail", stop->second}},
@@ -321,6 +326,7 @@ result<step_record> session::propose(decision const& d) {
                     w.put(step);
                     engine::request_approval(w, run, step, tool->spec(), v, now);
                     run.status = run_status::waiting_for_approval;
+                    engine::pause_active(run, now);
                     run.lease = {};
                 }
             }
@@ -424,20 +430,22 @@ result<step_record> session::execute() {
         run_call();
         out = call->outcome;
     } else {
-        std::jthread worker(run_call);
+        auto& impl = *gate_->impl_;
+        if (!impl.runner)
+            impl.runner = std::make_unique<tool_runner>();
+        impl.runner->submit(run_call);
         std::unique_lock lock(call->mutex);
         if (call->finished.wait_for(lock, tool->timeout, [&] { return call->done; })) {
             out = call->outcome;
-            lock.unlock();
-            worker.join();
         } else {
             call->abandoned = true;
             lock.unlock();
             stop.request_stop();
             out.kind = call_outcome::timed_out;
             out.error = "the tool overran its timeout of " + std::to_string(tool->timeout.count()) + " ms";
-            std::lock_guard late(gate_->impl_->late_mutex);
-            gate_->impl_->late.push_back(std::move(worker));
+            impl.runner->retire();
+            std::lock_guard late(impl.late_mutex);
+            impl.late.push_back(std::move(impl.runner));
         }
     }
     std::optional<std::uint64_t> next;

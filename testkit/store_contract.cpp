@@ -82,7 +82,9 @@ bool check_store_contract(std::function<store()> const& open, std::source_locati
 
             s.write([](store_writer& w) {
                 for (int i = 2; i <= 4; ++i) {
-                    auto r = make_run("contract-" + std::to_string(i));
+                    std::string id = "contract-";
+                    id += std::to_string(i);
+                    auto r = make_run(id);
                     w.append(r, "run.created", {{"goal", "contract"}}, 4);
                     w.put(r);
                 }
@@ -107,7 +109,9 @@ bool check_store_contract(std::function<store()> const& open, std::source_locati
         c.broken.push_back("nothing was checked");
     if (c.broken.empty())
         return true;
-    std::string message = "store contract: " + std::to_string(c.broken.size()) + " promise(s) broken:";
+    std::string message = "store contract: ";
+    message += std::to_string(c.broken.size());
+    message += " promise(s) broken:";
     for (auto const& b : c.broken)
         message += "\n  " + b;
     current_reporter().fail(where, message);

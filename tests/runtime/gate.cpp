@@ -1,6 +1,10 @@
 #include <agentrt/runtime/gate.hpp>
 
 #include "fixture.hpp"
+#include "keys.hpp"
+
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <thread>
 
@@ -404,4 +408,42 @@ TEST_CASE("the policy sees every settled step before its own, and its evaluation
     auto steps = agentrt::read_run(s, "run-1").value().steps;
     CHECK(steps[2].policy->steps_seen == 2);
     CHECK(steps[2].policy->failed_streak == 0);
+}
+
+TEST_CASE("no tool is called before the record of its start is committed") {
+    world w;
+    int seen_by_another_process = -1;
+    w.replace["send_message"] = [&](auto const&, auto const&) -> agentrt::tool_result {
+        // Another process opens the store file itself and looks for the start record.
+        pid_t child = ::fork();
+        if (child == 0) {
+            MDB_env* env = nullptr;
+            MDB_txn* txn = nullptr;
+            MDB_dbi dbi = 0;
+            mdb_env_create(&env);
+            mdb_env_set_maxdbs(env, 16);
+            if (mdb_env_open(env, w.store_path.c_str(), MDB_RDONLY, 0600) != 0 ||
+                mdb_txn_begin(env, nullptr, MDB_RDONLY, &txn) != 0 || mdb_dbi_open(txn, "steps", 0, &dbi) != 0)
+                ::_exit(2);
+            std::string key = agentrt::keys::step("run-1", 0);
+            MDB_val k{key.size(), key.data()}, v{};
+            if (mdb_get(txn, dbi, &k, &v) != 0)
+                ::_exit(3);
+            std::string row(static_cast<char const*>(v.mv_data), v.mv_size);
+            ::_exit(row.find(R"("status":"executing")") != std::string::npos ? 0 : 4);
+        }
+        int status = 0;
+        ::waitpid(child, &status, 0);
+        seen_by_another_process = WIFEXITED(status) ? WEXITSTATUS(status) : -2;
+        return agentrt::tool_output{{{"sent", true}}, "sent"};
+    };
+    auto s = w.open();
+    agentrt::gate g(s, w.table, w.policy, w.options());
+    auto session = g.begin("goal").value();
+    (void)session.open_step().value();
+    auto syncs = s.stats().syncs;
+    (void)session.propose(decision::call("send_message", send_args)).value();
+    CHECK(s.stats().syncs == syncs + 2); // the data pages and then the meta page, before the call
+    (void)session.execute().value();
+    CHECK(seen_by_another_process == 0);
 }

@@ -242,3 +242,35 @@ TEST_CASE("a tool still running when its run is cancelled gets its outcome appen
     CHECK(events.back().data.at("late") == true);
     CHECK(session.run().status == run_status::cancelled);
 }
+
+TEST_CASE("active time excludes approval waits and ends the run past its limit") {
+    world w;
+    w.decide = ask_for_send;
+    auto s = w.open();
+    auto options = w.options();
+    options.limits.max_active = std::chrono::seconds(10);
+    agentrt::gate g(s, w.table, w.policy, options);
+    {
+        auto session = g.begin("goal").value();
+        (void)session.open_step().value();
+        w.clock.advance(std::chrono::seconds(5));
+        (void)session.propose(decision::call("send_message", send_args)).value(); // waits
+    }
+    w.clock.advance(std::chrono::hours(1)); // the wait does not count
+    auto a = agentrt::pending_approvals(s).at(0);
+    REQUIRE(agentrt::approve(s, "run-1", 0, a.hash, by("ana", w.clock)));
+    auto session = g.attach("run-1").value();
+    (void)session.execute().value(); // also opens step 1
+    CHECK(session.run().active_ms == 5'000);
+    w.clock.advance(std::chrono::seconds(3));
+    (void)session.propose(decision::call("lookup_order", lookup_args)).value();
+    (void)session.execute().value(); // 8 s active: step 2 opens
+    CHECK(session.run().active_ms == 8'000);
+    w.clock.advance(std::chrono::seconds(3));
+    (void)session.propose(decision::call("lookup_order", R"({"order_id":"ord-2"})")).value();
+    (void)session.execute().value(); // 11 s active: the run ends before step 3
+    auto run = session.run();
+    CHECK(run.status == run_status::failed);
+    CHECK(run.reason == "limit_active");
+    CHECK(run.active_ms == 11'000);
+}

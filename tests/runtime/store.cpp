@@ -4,6 +4,8 @@
 #include "keys.hpp"
 
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 using namespace runtime_test;
 
@@ -185,4 +187,28 @@ TEST_CASE("power_loss syncs every commit and flushes before a side effect; proce
     auto s = w.open({.durability = agentrt::durability::process_crash});
     s.write([](agentrt::store_writer& wr) { wr.put_meta("c", "1"); }, true);
     CHECK(s.stats().syncs == 0);
+}
+
+TEST_CASE("process_crash survives the death of the process") {
+    world w;
+    pid_t child = ::fork();
+    REQUIRE(child >= 0);
+    if (child == 0) {
+        auto s = agentrt::store::open(w.store_path, {.durability = agentrt::durability::process_crash});
+        if (!s)
+            ::_exit(2);
+        s->write([](agentrt::store_writer& wr) {
+            auto run = sample_run("survivor");
+            wr.append(run, "run.created", {}, 1);
+            wr.put(run);
+        });
+        ::_exit(0); // no close, no sync
+    }
+    int status = 0;
+    REQUIRE(::waitpid(child, &status, 0) == child);
+    REQUIRE(WIFEXITED(status));
+    REQUIRE(WEXITSTATUS(status) == 0);
+    auto s = w.open();
+    s.read([](agentrt::store_reader const& r) { CHECK(r.run("survivor")); });
+    CHECK(agentrt::verify(s).ok());
 }

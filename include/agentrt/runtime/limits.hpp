@@ -12,6 +12,7 @@ struct limits {
     std::uint64_t max_failed_streak = 3;                  // consecutive failed steps
     std::uint64_t loop_threshold = 3;                     // the same call with the same result this many times in a row
     std::optional<std::chrono::milliseconds> max_elapsed; // since the run was created, by the record clock
+    std::optional<std::chrono::milliseconds> max_active;  // running time, approval waits excluded
 };
 
 } // namespace agentrt

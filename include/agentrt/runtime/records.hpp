@@ -35,6 +35,7 @@ inline constexpr std::string_view agent_failed = "agent_failed";
 inline constexpr std::string_view limit_steps = "limit_steps";
 inline constexpr std::string_view limit_failures = "limit_failures";
 inline constexpr std::string_view limit_elapsed = "limit_elapsed";
+inline constexpr std::string_view limit_active = "limit_active";
 inline constexpr std::string_view limit_model_calls = "limit_model_calls";
 inline constexpr std::string_view limit_tokens = "limit_tokens";
 inline constexpr std::string_view limit_cost = "limit_cost";
@@ -62,8 +63,10 @@ struct run_record {
     std::string message; // human detail of the reason
     std::int64_t created_ms = 0;
     std::int64_t updated_ms = 0;
-    std::uint64_t order = 0;     // creation sequence in the store, for newest-first listing
-    std::uint64_t next_step = 0; // index the next step gets
+    std::int64_t active_ms = 0;       // time spent running under a lease, approval waits excluded
+    std::int64_t active_since_ms = 0; // when the current stretch of running began; 0 while paused
+    std::uint64_t order = 0;          // creation sequence in the store, for newest-first listing
+    std::uint64_t next_step = 0;      // index the next step gets
     std::uint64_t failed_streak = 0;
     std::uint64_t event_count = 0;
     std::uint64_t model_calls = 0;

@@ -1,0 +1,226 @@
+// Durable steps per second, beside the physical limit (raw LMDB transactions of the same count, size
+// and sync setting) and what a user would pick instead (SQLite in WAL mode, synchronous=FULL).
+//
+//     cmake --build --preset release --target agentrt_runtime_bench
+//     ./build/release/bench/agentrt_runtime_bench --benchmark_counters_tabular=true
+#include <agentrt/catalog/catalog.hpp>
+#include <agentrt/runtime.hpp>
+
+#include "support/test_tools.hpp"
+
+#include <benchmark/benchmark.h>
+#include <lmdb.h>
+#include <sqlite3.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <stdexcept>
+
+namespace {
+
+namespace fs = std::filesystem;
+
+struct temp_dir {
+    fs::path path;
+    temp_dir() {
+        std::string pattern = (fs::temp_directory_path() / "agentrt-bench-XXXXXX").string();
+        path = ::mkdtemp(pattern.data());
+    }
+    ~temp_dir() { fs::remove_all(path); }
+};
+
+agentrt::tool_table observing_table(std::size_t observation_bytes) {
+    agentrt::catalog<test_tools::lookup_order> catalogue;
+    auto original = catalogue.table();
+    std::vector<agentrt::tool_entry> entries(original.entries().begin(), original.entries().end());
+    entries[0].call = [text = std::string(observation_bytes, 'x')](auto const&, auto const&) -> agentrt::tool_result {
+        return agentrt::tool_output{{{"data", text}}, "ok"};
+    };
+    return agentrt::tool_table(std::move(entries));
+}
+
+agentrt::durability level(std::int64_t arg) {
+    return arg ? agentrt::durability::process_crash : agentrt::durability::power_loss;
+}
+
+void report(benchmark::State& state, std::uint64_t steps, std::uint64_t syncs) {
+    state.counters["steps/s"] = benchmark::Counter(static_cast<double>(steps), benchmark::Counter::kIsRate);
+    state.counters["ns/step"] = benchmark::Counter(static_cast<double>(steps) * 1e-9,
+                                                   benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
+    state.counters["syncs/step"] = static_cast<double>(syncs) / static_cast<double>(steps ? steps : 1);
+}
+
+// args: steps per run, observation bytes, durability (0 power_loss, 1 process_crash)
+void durable_steps(benchmark::State& state) {
+    auto const run_length = static_cast<std::uint64_t>(state.range(0));
+    temp_dir dir;
+    auto table = observing_table(static_cast<std::size_t>(state.range(1)));
+    agentrt::evaluator allow("allow", [](auto const&, auto const&, auto const&) { return agentrt::allow(); });
+    auto store = agentrt::store::open(dir.path / "store",
+                                      {.durability = level(state.range(2)), .initial_map_bytes = std::size_t{1} << 30})
+                     .value();
+    agentrt::gate_options options;
+    options.limits.max_steps = run_length + 1;
+    options.limits.loop_threshold = 0;
+    agentrt::gate gate(store, table, allow, options);
+    std::uint64_t steps = 0, syncs = 0;
+    for (auto _ : state) {
+        auto session = gate.begin("benchmark").value();
+        (void)session.open_step().value();
+        auto before = store.stats().syncs;
+        for (std::uint64_t i = 0; i < run_length; ++i) {
+            (void)session.propose(agentrt::decision::call("lookup_order", R"({"order_id":"ord-1"})")).value();
+            (void)session.execute().value();
+            (void)session.open_step().value();
+        }
+        syncs += store.stats().syncs - before;
+        (void)session.propose(agentrt::decision::complete("done")).value();
+        steps += run_length;
+    }
+    report(state, steps, syncs);
+}
+
+void check(int rc, char const* what) {
+    if (rc != 0)
+        throw std::runtime_error(std::string(what) + ": " + mdb_strerror(rc));
+}
+
+// The same two commits per step, of the same sizes, with the same sync setting, straight to LMDB.
+void raw_lmdb(benchmark::State& state) {
+    auto const run_length = static_cast<std::uint64_t>(state.range(0));
+    bool power_loss = state.range(2) == 0;
+    temp_dir dir;
+    MDB_env* env = nullptr;
+    check(mdb_env_create(&env), "create");
+    check(mdb_env_set_mapsize(env, std::size_t{1} << 30), "mapsize");
+    check(mdb_env_open(env, dir.path.c_str(), power_loss ? MDB_NOMETASYNC : MDB_NOSYNC, 0600), "open");
+    MDB_dbi dbi = 0;
+    std::string start(1200, 's'), finish(static_cast<std::size_t>(state.range(1)) + 900, 'f');
+    std::uint64_t key = 0, steps = 0, syncs = 0;
+    auto commit = [&](std::string const& value) {
+        MDB_txn* txn = nullptr;
+        check(mdb_txn_begin(env, nullptr, 0, &txn), "begin");
+        if (!dbi)
+            check(mdb_dbi_open(txn, nullptr, 0, &dbi), "dbi");
+        ++key;
+        MDB_val k{sizeof key, &key}, v{value.size(), const_cast<char*>(value.data())};
+        check(mdb_put(txn, dbi, &k, &v, 0), "put");
+        check(mdb_txn_commit(txn), "commit");
+        syncs += power_loss;
+    };
+    for (auto _ : state) {
+        for (std::uint64_t i = 0; i < run_length; ++i) {
+            commit(start);
+            if (power_loss) {
+                check(mdb_env_sync(env, 1), "sync");
+                ++syncs;
+            }
+            commit(finish);
+        }
+        steps += run_length;
+    }
+    mdb_env_close(env);
+    report(state, steps, syncs);
+}
+
+void exec(sqlite3* db, char const* sql) {
+    char* message = nullptr;
+    if (sqlite3_exec(db, sql, nullptr, nullptr, &message) != SQLITE_OK) {
+        std::string text = message ? message : "?";
+        sqlite3_free(message);
+        throw std::runtime_error(text);
+    }
+}
+
+// SQLite in WAL mode with synchronous=FULL, four transactions per step (step started, decided,
+// tool started, tool finished), each a row update and an event insert.
+void sqlite_peer(benchmark::State& state) {
+    auto const run_length = static_cast<std::uint64_t>(state.range(0));
+    temp_dir dir;
+    sqlite3* db = nullptr;
+    if (sqlite3_open((dir.path / "peer.db").c_str(), &db) != SQLITE_OK)
+        throw std::runtime_error("sqlite open");
+    exec(db, "PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL;"
+             "CREATE TABLE steps(id INTEGER PRIMARY KEY, status TEXT, body BLOB);"
+             "CREATE TABLE events(id INTEGER PRIMARY KEY AUTOINCREMENT, step INTEGER, body BLOB);");
+    sqlite3_stmt* update = nullptr;
+    sqlite3_stmt* insert = nullptr;
+    sqlite3_prepare_v2(db, "INSERT OR REPLACE INTO steps(id, status, body) VALUES(?, ?, ?)", -1, &update, nullptr);
+    sqlite3_prepare_v2(db, "INSERT INTO events(step, body) VALUES(?, ?)", -1, &insert, nullptr);
+    std::string small(300, 's'), observation(static_cast<std::size_t>(state.range(1)) + 200, 'f');
+    std::uint64_t id = 0, steps = 0;
+    auto transaction = [&](std::string const& body) {
+        exec(db, "BEGIN");
+        sqlite3_bind_int64(update, 1, static_cast<sqlite3_int64>(id));
+        sqlite3_bind_text(update, 2, "status", -1, SQLITE_STATIC);
+        sqlite3_bind_blob(update, 3, body.data(), static_cast<int>(body.size()), SQLITE_STATIC);
+        sqlite3_step(update);
+        sqlite3_reset(update);
+        sqlite3_bind_int64(insert, 1, static_cast<sqlite3_int64>(id));
+        sqlite3_bind_blob(insert, 2, small.data(), static_cast<int>(small.size()), SQLITE_STATIC);
+        sqlite3_step(insert);
+        sqlite3_reset(insert);
+        exec(db, "COMMIT");
+    };
+    for (auto _ : state) {
+        for (std::uint64_t i = 0; i < run_length; ++i, ++id) {
+            transaction(small);
+            transaction(small);
+            transaction(small);
+            transaction(observation);
+        }
+        steps += run_length;
+    }
+    sqlite3_finalize(update);
+    sqlite3_finalize(insert);
+    sqlite3_close(db);
+    report(state, steps, 0);
+}
+
+// Open a store, take over a run whose holder died mid-tool (read-only: left behind), first step.
+void resume_after_crash(benchmark::State& state) {
+    temp_dir dir;
+    auto table = observing_table(64);
+    agentrt::evaluator allow("allow", [](auto const&, auto const&, auto const&) { return agentrt::allow(); });
+    int n = 0;
+    for (auto _ : state) {
+        state.PauseTiming();
+        auto path = dir.path / ("store-" + std::to_string(n++));
+        {
+            auto store = agentrt::store::open(path, {.durability = agentrt::durability::process_crash}).value();
+            agentrt::gate gate(store, table, allow);
+            auto crashed = gate.begin("crash", "r").value();
+            (void)crashed.open_step().value();
+            (void)crashed.propose(agentrt::decision::call("lookup_order", R"({"order_id":"ord-1"})")).value();
+            crashed.abandon();
+        }
+        state.ResumeTiming();
+        auto store = agentrt::store::open(path, {.durability = agentrt::durability::process_crash}).value();
+        agentrt::gate gate(store, table, allow);
+        auto session = gate.attach("r").value();
+        (void)session.open_step().value();
+        (void)session.propose(agentrt::decision::call("lookup_order", R"({"order_id":"ord-2"})")).value();
+        (void)session.execute().value();
+    }
+}
+
+void shapes(benchmark::internal::Benchmark* b) {
+    for (std::int64_t durability : {0, 1})
+        for (std::int64_t observation : {64, 8192})
+            for (std::int64_t run_length : {10, 100, 1000})
+                b->Args({run_length, observation, durability});
+    b->ArgNames({"steps", "obs", "crash_only"})->Unit(benchmark::kMillisecond)->MinTime(0.3);
+}
+
+} // namespace
+
+BENCHMARK(durable_steps)->Apply(shapes)->UseRealTime();
+BENCHMARK(raw_lmdb)->Apply(shapes)->UseRealTime();
+BENCHMARK(sqlite_peer)
+    ->ArgsProduct({{10, 100}, {64, 8192}, {0}})
+    ->ArgNames({"steps", "obs", "crash_only"})
+    ->Unit(benchmark::kMillisecond)
+    ->MinTime(0.3)
+    ->UseRealTime();
+BENCHMARK(resume_after_crash)->Unit(benchmark::kMicrosecond)->UseRealTime();
+BENCHMARK_MAIN();
