@@ -188,7 +188,7 @@ TEST_CASE("approve of a run with nothing pending fails with exit status 1") {
     auto o = on_store(w.store_path, {"approve", id, "--yes", "--by", "ana"});
     SHOW(o);
     CHECK(o.status == 1);
-    CHECK(o.err == "agentrt: run run-1 has no pending approval\n");
+    CHECK(o.err == "agentrt: run run-1 (completed) has no pending approval\n");
 }
 
 TEST_CASE("approve with --json prints the decided approval as JSON, and what was shown on stderr") {
@@ -238,6 +238,20 @@ TEST_CASE("cancel ends a run that has not ended") {
     auto run = agentrt::read_run(s, id).value().run;
     CHECK(run.status == run_status::cancelled);
     CHECK(run.reason == "operator_cancelled");
+}
+
+TEST_CASE("a cancelled run shows no approval to decide, and approve says why") {
+    world w;
+    auto s = w.open();
+    auto id = start_waiting(w, s);
+    REQUIRE(on_store(w.store_path, {"cancel", id, "--by", "ana"}).status == 0);
+    auto show = on_store(w.store_path, {"show", id});
+    SHOW(show);
+    CHECK(show.out.find("pending approvals\n  none\n") != std::string::npos);
+    auto o = on_store(w.store_path, {"approve", id, "--yes", "--by", "ana"});
+    SHOW(o);
+    CHECK(o.status == 1);
+    CHECK(o.err == "agentrt: run run-1 (cancelled) has no pending approval\n");
 }
 
 TEST_CASE("cancel of a run that has ended fails with exit status 1") {
