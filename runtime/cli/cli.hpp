@@ -79,8 +79,8 @@ std::string json_line(boost::json::object const& o);
 // Prints rows as columns separated by two spaces; every cell must already be sanitised.
 void print_table(std::ostream& out, std::vector<std::vector<std::string>> const& rows);
 
-// The pending approvals of a run: the latest of each step, still pending.
-std::vector<approval_record> pending_of(std::vector<approval_record> const& approvals);
+// The approvals an operator can decide: of a run waiting for approval, the latest of each step, still pending.
+std::vector<approval_record> pending_of(run_record const& run, std::vector<approval_record> const& approvals);
 // Everything an operator decides on: tool, every argument with its size, kind, reason, capability,
 // presentation and the hash. `full` shows long values whole (sanitised all the same).
 void print_approval(std::ostream& out, approval_record const& a, bool full);

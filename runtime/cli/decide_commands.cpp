@@ -38,7 +38,8 @@ operator_options options_from(command_line const& l) {
     return o;
 }
 
-approval_record choose(std::vector<approval_record> const& pending, command_line const& l, std::string const& run) {
+approval_record choose(std::vector<approval_record> const& pending, command_line const& l, std::string const& run,
+                       run_status status) {
     std::vector<approval_record> candidates = pending;
     if (auto step = l.value("--step")) {
         auto index = l.number("--step", 0);
@@ -55,8 +56,8 @@ approval_record choose(std::vector<approval_record> const& pending, command_line
                       sanitize(run, 120) + "` and decide again");
     }
     if (candidates.empty())
-        throw failure("run " + sanitize(run, 120) + " has no pending approval" +
-                      (l.has("--step") ? " at that step" : ""));
+        throw failure("run " + sanitize(run, 120) + " (" + std::string(to_string(status)) +
+                      ") has no pending approval" + (l.has("--step") ? " at that step" : ""));
     if (candidates.size() > 1)
         throw usage_error("run " + sanitize(run, 120) + " has " + std::to_string(candidates.size()) +
                           " pending approvals: choose one with --step N or --hash H");
@@ -81,7 +82,7 @@ int decide(context& c, command_line const& l, bool approving) {
     auto details = read_run(s, run);
     if (!details)
         throw failure(sanitize(details.error().message, 200));
-    auto shown = choose(pending_of(details->approvals), l, run);
+    auto shown = choose(pending_of(details->run, details->approvals), l, run, details->run.status);
     // Under --json the approval goes to stderr, so standard output stays one JSON object.
     std::ostream& view = c.json ? c.err : c.out;
     print_approval(view, shown, l.has("--full"));

@@ -77,7 +77,9 @@ void print_table(std::ostream& out, std::vector<std::vector<std::string>> const&
     }
 }
 
-std::vector<approval_record> pending_of(std::vector<approval_record> const& approvals) {
+std::vector<approval_record> pending_of(run_record const& run, std::vector<approval_record> const& approvals) {
+    if (run.status != run_status::waiting_for_approval)
+        return {};
     std::map<std::uint64_t, approval_record const*> latest;
     for (auto const& a : approvals)
         if (auto& l = latest[a.step_index]; !l || a.seq > l->seq)

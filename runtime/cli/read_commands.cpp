@@ -81,7 +81,7 @@ std::string outcome_summary(step_record const& step) {
 int show_command(context& c, command_line const& l) {
     auto s = c.open_store();
     auto d = load_run(s, l.positional[0]);
-    auto pending = pending_of(d.approvals);
+    auto pending = pending_of(d.run, d.approvals);
     if (c.json) {
         boost::json::array steps, approvals;
         for (auto const& step : d.steps)

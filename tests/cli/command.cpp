@@ -85,10 +85,19 @@ outcome with_terminal(std::vector<std::string>& argv, std::vector<std::string>& 
     posix_spawn_file_actions_destroy(&actions);
     ::close(slave);
     REQUIRE(rc == 0);
-    // The line discipline keeps what is typed until the command reads it.
-    REQUIRE(::write(master, options.input.data(), options.input.size()) == static_cast<ssize_t>(options.input.size()));
     outcome o;
     char buffer[4096];
+    while (!options.wait_for.empty() && o.out.find(options.wait_for) == std::string::npos) {
+        ssize_t n = ::read(master, buffer, sizeof buffer);
+        if (n <= 0 && errno != EINTR)
+            break;
+        if (n > 0)
+            o.out.append(buffer, static_cast<std::size_t>(n));
+    }
+    if (options.before_typing)
+        options.before_typing();
+    // The line discipline keeps what is typed until the command reads it.
+    REQUIRE(::write(master, options.input.data(), options.input.size()) == static_cast<ssize_t>(options.input.size()));
     for (;;) {
         ssize_t n = ::read(master, buffer, sizeof buffer);
         if (n > 0)

@@ -5,6 +5,7 @@
 
 #include "runtime/fixture.hpp"
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -24,7 +25,10 @@ struct outcome {
 struct run_options {
     std::string input{};            // standard input (a file, so never a terminal)
     std::vector<std::string> env{}; // NAME=VALUE added to the environment (AGENTRT_STORE is removed)
-    bool terminal = false;          // standard input, output and error on a pseudo-terminal
+    bool terminal = false;
+    // With a terminal: called once the command has printed `wait_for`, before `input` is typed.
+    std::string wait_for{};
+    std::function<void()> before_typing{}; // standard input, output and error on a pseudo-terminal
 };
 
 // `agentrt ARGS...`; with a terminal, `input` is typed into it and output holds stdout and stderr both.

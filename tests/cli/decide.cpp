@@ -149,6 +149,36 @@ TEST_CASE("approve on a terminal asks for a typed y and approves") {
     CHECK(only_approval(s, id).status == approval_status::approved);
 }
 
+TEST_CASE("a request changed while the operator reads it is refused after the typed y") {
+    world w;
+    auto s = w.open();
+    auto id = start_waiting(w, s);
+    auto shown_hash = only_approval(s, id).hash;
+    auto change_the_request = [&] {
+        s.write([&](agentrt::store_writer& wr) {
+            auto old = wr.approvals(id).at(0);
+            old.status = approval_status::expired;
+            wr.put(old);
+            auto changed = old;
+            changed.seq = old.seq + 1;
+            changed.status = approval_status::pending;
+            changed.request["arguments"].as_object()["subject"] = "wire all the money";
+            changed.hash = agentrt::approval_hash(changed);
+            wr.put(changed);
+        });
+    };
+    auto o = on_store(w.store_path, {"approve", id, "--by", "ana"},
+                      {.input = "y\n", .terminal = true, .wait_for = "Type y", .before_typing = change_the_request});
+    SHOW(o);
+    CHECK(o.status == 1);
+    CHECK(o.out.find("hash          " + shown_hash) != std::string::npos);
+    CHECK(o.out.find("is not the latest approval of step run-1/0") != std::string::npos);
+    CHECK(o.out.find("nothing decided") != std::string::npos);
+    auto approvals = agentrt::read_run(s, id).value().approvals;
+    CHECK(approvals.at(0).status == approval_status::expired);
+    CHECK(approvals.at(1).status == approval_status::pending);
+}
+
 TEST_CASE("approve on a terminal decides nothing unless y is typed") {
     world w;
     auto s = w.open();
@@ -188,7 +218,7 @@ TEST_CASE("approve of a run with nothing pending fails with exit status 1") {
     auto o = on_store(w.store_path, {"approve", id, "--yes", "--by", "ana"});
     SHOW(o);
     CHECK(o.status == 1);
-    CHECK(o.err == "agentrt: run run-1 has no pending approval\n");
+    CHECK(o.err == "agentrt: run run-1 (completed) has no pending approval\n");
 }
 
 TEST_CASE("approve with --json prints the decided approval as JSON, and what was shown on stderr") {
@@ -238,6 +268,20 @@ TEST_CASE("cancel ends a run that has not ended") {
     auto run = agentrt::read_run(s, id).value().run;
     CHECK(run.status == run_status::cancelled);
     CHECK(run.reason == "operator_cancelled");
+}
+
+TEST_CASE("a cancelled run shows no approval to decide, and approve says why") {
+    world w;
+    auto s = w.open();
+    auto id = start_waiting(w, s);
+    REQUIRE(on_store(w.store_path, {"cancel", id, "--by", "ana"}).status == 0);
+    auto show = on_store(w.store_path, {"show", id});
+    SHOW(show);
+    CHECK(show.out.find("pending approvals\n  none\n") != std::string::npos);
+    auto o = on_store(w.store_path, {"approve", id, "--yes", "--by", "ana"});
+    SHOW(o);
+    CHECK(o.status == 1);
+    CHECK(o.err == "agentrt: run run-1 (cancelled) has no pending approval\n");
 }
 
 TEST_CASE("cancel of a run that has ended fails with exit status 1") {

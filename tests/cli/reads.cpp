@@ -169,3 +169,24 @@ TEST_CASE("text from models, tools and consumers is printed sanitised") {
     CHECK(show.out.find(R"(hi\u2028\u2066xxx)") != std::string::npos);
     CHECK(show.out.find(" \xE2\x80\xA6 ") != std::string::npos); // the long subject, head and tail
 }
+
+TEST_CASE("--json output of show, verify, check, backup and prune is one JSON object per line") {
+    world w;
+    auto s = w.open();
+    auto id = start_waiting(w, s);
+    auto show = on_store(w.store_path, {"--json", "show", id});
+    SHOW(show);
+    REQUIRE(show.status == 0);
+    auto shown = boost::json::parse(show.out);
+    CHECK(shown.at("run").at("id").as_string() == id);
+    CHECK(shown.at("steps").as_array().size() == 1);
+    CHECK(shown.at("approvals").as_array().size() == 1);
+    auto verify = on_store(w.store_path, {"--json", "verify"});
+    CHECK(boost::json::parse(verify.out).at("ok") == true);
+    auto check = on_store(w.store_path, {"--json", "check"});
+    CHECK(boost::json::parse(check.out).at("runs_checked") == 1);
+    auto backup = on_store(w.store_path, {"--json", "backup", (w.dir.path / "copy").string()});
+    CHECK(boost::json::parse(backup.out).at("backup").as_string() == (w.dir.path / "copy").string());
+    auto prune = on_store(w.store_path, {"--json", "prune", "--before", "2030-01-01", "--dry-run"});
+    CHECK(boost::json::parse(prune.out).at("runs").as_array().empty());
+}
