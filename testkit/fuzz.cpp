@@ -12,7 +12,7 @@ bool reported(fuzz::check_report const& r, char const* check, std::source_locati
         current_reporter().fail(where, std::string(check) + ": " + r.message);
         return false;
     }
-    std::printf("%s: %s\n", check, r.message.c_str());
+    std::printf("%s\n", r.message.c_str()); // the summary line names its check
     return true;
 }
 

@@ -193,10 +193,12 @@ std::optional<std::uint64_t> crash_step_of(event_record const& e, std::uint64_t 
         g.limits = s.limits;
         g.reconcile = s.reconcile;
         g.lease_duration = s.lease_duration;
-        g.clocks.record = [path = files.counter("clock"), start = s.clock_start_ms] {
-            return start + 1000 * next_count(path);
-        };
-        g.ids = [path = files.counter("ids")] { return "id-" + std::to_string(next_count(path)); };
+        if (s.deterministic) {
+            g.clocks.record = [path = files.counter("clock"), start = s.clock_start_ms] {
+                return start + 1000 * next_count(path);
+            };
+            g.ids = [path = files.counter("ids")] { return "id-" + std::to_string(next_count(path)); };
+        }
         operator_options by_operator{"scenario operator", g.clocks.record, std::nullopt};
 
         driver d(st, table, policy, *agent, g);

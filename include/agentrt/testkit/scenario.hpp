@@ -67,8 +67,11 @@ struct scenario {
     agentrt::limits limits;
     reconcile_hook reconcile;
     operator_function answer = [](approval_record const&) { return operator_answer::approve; };
-    std::int64_t clock_start_ms = 1'700'000'000'000; // the record clock: +1 s per reading
-    std::filesystem::path store;                     // empty: a fresh temporary store per run of the scenario
+    // The record clock and ids: deterministic (start + 1 s per reading, "id-1", ...), continued
+    // across the scenario's processes; or, when false, the system clock and random ids.
+    bool deterministic = true;
+    std::int64_t clock_start_ms = 1'700'000'000'000;
+    std::filesystem::path store; // empty: a fresh temporary store per run of the scenario
     agentrt::durability durability = durability::process_crash;
     std::chrono::milliseconds lease_duration{30'000};
     int max_processes = 16; // a scenario that needs more is reported as stuck
