@@ -1,7 +1,8 @@
 // agentrt/catalog/pattern.hpp — the subset of ECMA-262 regular expressions agentrt accepts.
 //
 // `pattern` is matched as JSON Schema says (unanchored: use ^ and $) by RE2, which stays linear in
-// the input whatever the pattern. The subset is what ECMA-262, RE2 and Python's `re` read alike:
+// the input whatever the pattern. The subset is what ECMA-262, RE2 and Python's `re` read alike on
+// ASCII text (on other text Python's \d \w \s also match Unicode; here, as in ECMA-262, they do not):
 //   literals; `.` (any code point but \n); `^` `$` (start and end of the whole string);
 //   classes `[a-z]`, `[^...]` with ranges; `\d` = [0-9], `\w` = [A-Za-z0-9_], `\s` = [\t\n\f\r ]
 //   and their negations (ASCII, inside classes too); escapes `\n \r \t \f \v` and `\` before any of

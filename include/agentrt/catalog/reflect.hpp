@@ -55,6 +55,11 @@ template <class T>
 inline constexpr bool is_optional<std::optional<T>> = true;
 
 template <class T>
+inline constexpr bool is_vector = false;
+template <class T, class A>
+inline constexpr bool is_vector<std::vector<T, A>> = true;
+
+template <class T>
 concept reflected_struct = boost::hana::Struct<T>::value;
 
 template <class T>
@@ -141,11 +146,7 @@ constexpr bool keyword_applies() {
     else if constexpr (std::is_same_v<kind, keyword_kind::string>)
         return std::is_same_v<T, std::string>;
     else
-        return requires(T const& t) {
-            t.size();
-            typename T::value_type;
-        }
-    &&!std::is_same_v<T, std::string>;
+        return is_vector<T>; // a map's entry count would need minProperties: not supported, so refused
 }
 
 template <class T>
@@ -372,7 +373,7 @@ struct lowering<field<T, K...>> {
     static_assert((reflect_detail::keyword_applies<K, T>() && ...),
                   "agentrt: a keyword does not apply to this member's type (numeric bounds and "
                   "multiple_of need a number, lengths and pattern a std::string, item counts and "
-                  "unique_items a std::vector or std::map)");
+                  "unique_items a std::vector)");
     static constexpr type_info value = reflect_detail::with_keywords<T, K...>(type_info_of<T>());
     static constexpr constraints const& k = value.keywords;
     static_assert(reflect_detail::fits<T>(k.minimum) && reflect_detail::fits<T>(k.maximum) &&

@@ -44,15 +44,15 @@ struct check_report {
 };
 
 struct fuzz_check_options {
-    options generation;
-    std::set<std::string> acceptance_only; // tools checked for acceptance, never called
+    options generation = {};
+    std::set<std::string> acceptance_only = {}; // tools checked for acceptance, never called
 };
 
 check_report fuzz_check(tool_table const& table, fuzz_check_options const& opts = {});
 
 struct never_options {
-    options generation;
-    std::vector<tool_entry> stand_ins; // tools added for the check, e.g. to give a class a member
+    options generation = {};
+    std::vector<tool_entry> stand_ins = {}; // tools added for the check, e.g. to give a class a member
 };
 
 check_report never(evaluator const& policy, tool_table const& table, side_effect effect, outcome forbidden,
