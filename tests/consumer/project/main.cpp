@@ -1,4 +1,4 @@
-#include <agentrt/catalog.hpp>
+#include <agentrt/agentrt.hpp>
 
 struct ping_args {
     BOOST_HANA_DEFINE_STRUCT(ping_args, (agentrt::field<int, agentrt::minimum<1>>, times));
@@ -17,5 +17,10 @@ struct ping {
 
 int main() {
     auto table = agentrt::catalog<ping>{}.table();
-    return table.accept("ping", R"({"times":2})") && !table.accept("ping", R"({"times":0})") ? 0 : 1;
+    bool validated = table.accept("ping", R"({"times":2})") && !table.accept("ping", R"({"times":0})");
+    // The runtime from the installed package: a store nobody created is refused to an operator.
+    agentrt::store_options operator_only;
+    operator_only.access = agentrt::store_access::operator_only;
+    bool refused = !agentrt::store::open("/nonexistent/agentrt-store", operator_only);
+    return validated && refused ? 0 : 1;
 }
