@@ -3,6 +3,7 @@
 #include <agentrt/catalog/canonical_json.hpp>
 #include <agentrt/catalog/schema.hpp>
 
+#include "internal/bounds.hpp"
 #include "internal/numbers.hpp"
 #include "internal/regex.hpp"
 #include "internal/text.hpp"
@@ -40,56 +41,9 @@ std::string json_type_name(json::value const& v) {
     return "value";
 }
 
-internal::decimal_digits exact(json::value const& v) {
-    if (v.is_int64())
-        return internal::to_decimal(v.get_int64());
-    if (v.is_uint64())
-        return internal::to_decimal(v.get_uint64());
-    return internal::to_decimal(v.get_double());
-}
-
-internal::decimal_digits exact(decimal const& d) {
-    internal::decimal_digits out = internal::to_decimal(d.magnitude);
-    out.negative = d.negative && d.magnitude != 0;
-    out.exponent += d.exponent;
-    return out;
-}
-
-// The decimal as an integer, when it is one of at most 36 digits.
-std::optional<__int128> as_integer(decimal const& d) {
-    if (d.exponent < 0 || d.exponent > 18)
-        return std::nullopt;
-    __int128 v = d.magnitude;
-    for (int i = 0; i < d.exponent; ++i)
-        v *= 10;
-    return d.negative ? -v : v;
-}
-
-__int128 integer_of(json::value const& v) {
-    return v.is_int64() ? __int128(v.get_int64()) : __int128(v.get_uint64());
-}
-
-// -1, 0, 1 as value < bound. Integers compare exactly; a double compares with the double nearest
-// the bound, as a JSON Schema validator reading the schema as JSON would.
-int compare_bound(json::value const& v, decimal const& bound) {
-    if (v.is_double()) {
-        double b = to_json(bound).to_number<double>();
-        double d = v.get_double();
-        return d < b ? -1 : (d > b ? 1 : 0);
-    }
-    if (auto b = as_integer(bound)) {
-        __int128 i = integer_of(v);
-        return i < *b ? -1 : (i > *b ? 1 : 0);
-    }
-    return internal::compare(exact(v), exact(bound));
-}
-
-bool is_multiple_of(json::value const& v, decimal const& divisor) {
-    if (!v.is_double())
-        if (auto d = as_integer(divisor))
-            return integer_of(v) % *d == 0;
-    return internal::is_multiple_of(exact(v), exact(divisor));
-}
+using internal::compare_bound;
+using internal::exact;
+using internal::is_multiple_of;
 
 class decoder {
 public:

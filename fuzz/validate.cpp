@@ -5,6 +5,7 @@
 #include <agentrt/catalog/canonical_json.hpp>
 #include <agentrt/catalog/schema.hpp>
 
+#include "internal/bounds.hpp"
 #include "internal/numbers.hpp"
 #include "internal/regex.hpp"
 #include "internal/text.hpp"
@@ -42,28 +43,8 @@ namespace {
 
 namespace json = boost::json;
 
-internal::decimal_digits exact(json::value const& v) {
-    if (v.is_int64())
-        return internal::to_decimal(v.get_int64());
-    if (v.is_uint64())
-        return internal::to_decimal(v.get_uint64());
-    return internal::to_decimal(v.get_double());
-}
-
-internal::decimal_digits exact(decimal const& d) {
-    internal::decimal_digits out = internal::to_decimal(d.magnitude);
-    out.negative = d.negative && d.magnitude != 0;
-    out.exponent += d.exponent;
-    return out;
-}
-
-int compare_bound(json::value const& v, decimal const& bound) {
-    if (v.is_double()) {
-        double b = to_json(bound).to_number<double>(), d = v.get_double();
-        return d < b ? -1 : (d > b ? 1 : 0);
-    }
-    return internal::compare(exact(v), exact(bound));
-}
+using internal::compare_bound;
+using internal::exact;
 
 // Equality as JSON Schema has it: numbers by value, objects regardless of member order.
 bool json_equal(json::value const& a, json::value const& b) {
@@ -194,7 +175,7 @@ private:
             add("maximum", shown(*k.maximum));
         if (k.exclusive_maximum && compare_bound(v, *k.exclusive_maximum) >= 0)
             add("exclusiveMaximum", shown(*k.exclusive_maximum));
-        if (k.multiple_of && !internal::is_multiple_of(exact(v), exact(*k.multiple_of)))
+        if (k.multiple_of && !internal::is_multiple_of(v, *k.multiple_of))
             add("multipleOf", shown(*k.multiple_of));
     }
 
