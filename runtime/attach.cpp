@@ -38,9 +38,9 @@ std::optional<step_record> waiting_step(store_reader const& r, std::string_view 
 } // namespace
 
 result<session> gate::attach(std::string_view run_id) {
-    std::string owner = engine::host_name() + "/" + std::to_string(::getpid()) + "/" + random_id();
+    std::string owner = engine::host_name() + "/" + std::to_string(store_->process_id()) + "/" + random_id();
     std::int64_t now = options_.clocks.record(), lease_now = options_.clocks.lease();
-    lease_record mine{owner, engine::host_name(), ::getpid(), lease_now + options_.lease_duration.count()};
+    lease_record mine{owner, engine::host_name(), store_->process_id(), lease_now + options_.lease_duration.count()};
 
     auto planned = store_->write([&](store_writer& w) -> result<attach_plan> {
         auto run = w.run(run_id);
@@ -151,7 +151,8 @@ result<void> gate::resume_grant(session& s, step_record const& step, approval_re
         allowed = v.outcome == outcome::allow || (v.outcome == outcome::require_approval && !grant_expired &&
                                                   gate_detail::requested_hash(step, tool->spec(), v) == granted.hash);
     }
-    lease_record mine{s.owner(), engine::host_name(), ::getpid(), lease_now + options_.lease_duration.count()};
+    lease_record mine{s.owner(), engine::host_name(), store_->process_id(),
+                      lease_now + options_.lease_duration.count()};
 
     auto done = store_->write(
         [&](store_writer& w) -> result<bool> {

@@ -24,8 +24,8 @@ bool valid_run_id(std::string_view id) {
     return true;
 }
 
-std::string new_owner() {
-    return engine::host_name() + "/" + std::to_string(::getpid()) + "/" + random_id();
+std::string new_owner(store const& s) {
+    return engine::host_name() + "/" + std::to_string(s.process_id()) + "/" + random_id();
 }
 
 } // namespace
@@ -214,7 +214,7 @@ result<session> gate::begin(std::string goal, std::string run_id) {
         run_id = options_.ids();
     if (!valid_run_id(run_id))
         return err(errc::refused, "run id '" + run_id + "' must be 1 to 128 characters of [A-Za-z0-9_.:-]");
-    std::string owner = new_owner();
+    std::string owner = new_owner(*store_);
     std::int64_t now = options_.clocks.record(), lease_now = options_.clocks.lease();
     auto made = store_->write([&](store_writer& w) -> result<void> {
         if (w.run(run_id))
@@ -224,7 +224,7 @@ result<session> gate::begin(std::string goal, std::string run_id) {
         run.goal = goal;
         run.created_ms = run.updated_ms = now;
         run.policy = policy_->identity();
-        run.lease = {owner, engine::host_name(), ::getpid(), lease_now + options_.lease_duration.count()};
+        run.lease = {owner, engine::host_name(), store_->process_id(), lease_now + options_.lease_duration.count()};
         engine::start_active(run, now);
         w.append(run, "run.created", {{"goal", goal}, {"policy", policy_->identity()}}, now);
         w.append(run, "run.started", {}, now);

@@ -40,6 +40,10 @@ std::optional<std::pair<std::string_view, std::string>> model_limit_reached(run_
 
 } // namespace
 
+std::string canonical_request(model_request const& request) {
+    return canonical_json(request_json(request));
+}
+
 decision decision_from(model_response const& response) {
     if (response.tool_calls.empty())
         return decision::complete(response.text);
@@ -59,7 +63,7 @@ result<model_response> session::call_model(model& m, model_request const& reques
         return err(errc::refused, "model " + request.model +
                                       " has no price in the price table and the run has a cost limit: it cannot be "
                                       "charged, so it is not called");
-    auto const request_text = canonical_json(request_json(request));
+    auto const request_text = canonical_request(request);
     auto const request_hash = sha256_hex(request_text);
     auto backoff = limits.backoff;
     for (std::uint32_t attempt = 1;; ++attempt) {

@@ -11,9 +11,11 @@
 #include <cerrno>
 #include <cstring>
 #include <fcntl.h>
+#include <map>
 #include <mutex>
 #include <set>
 #include <shared_mutex>
+#include <stdexcept>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -58,9 +60,11 @@ struct store::impl {
     mutable std::shared_mutex grow; // a map may only grow while this process has no transaction open
     std::atomic<std::uint64_t> commits{0}, syncs{0}, grows{0};
     std::size_t map_bytes = 0;
-    std::mutex observers_mutex;
-    std::vector<event_observer> observers;
     int owner_fd = -1;
+    // Simulated processes sharing this environment, by their process id (above any real pid).
+    std::mutex simulated_mutex;
+    std::map<std::int64_t, std::weak_ptr<store::handle>> simulated;
+    std::int64_t next_simulated = std::int64_t{1} << 32;
     std::string registered;
 
     ~impl() {
@@ -69,6 +73,15 @@ struct store::impl {
         std::lock_guard lock(open_paths_mutex);
         open_paths.erase({::getpid(), registered});
     }
+};
+
+// One process's view of the store: its id in leases, its observers, and whether it has crashed.
+struct store::handle {
+    std::int64_t pid = ::getpid();
+    bool is_simulated = false;
+    std::atomic<bool> crashed{false};
+    std::mutex observers_mutex;
+    std::vector<event_observer> observers;
 };
 
 namespace {
@@ -344,10 +357,11 @@ result<store> store::open(std::filesystem::path const& path, store_options const
     } catch (exception const& e) {
         return e.error();
     }
-    return store(std::move(s));
+    return store(std::move(s), std::make_shared<handle>());
 }
 
-store::store(std::unique_ptr<impl> p) : impl_(std::move(p)) {}
+store::store(std::shared_ptr<impl> environment, std::shared_ptr<handle> h)
+    : impl_(std::move(environment)), handle_(std::move(h)) {}
 store::store(store&&) noexcept = default;
 store& store::operator=(store&&) noexcept = default;
 store::~store() = default;
@@ -365,13 +379,20 @@ store_stats store::stats() const {
 }
 
 void store::observe(event_observer observer) {
-    std::lock_guard lock(impl_->observers_mutex);
-    impl_->observers.push_back(std::move(observer));
+    std::lock_guard lock(handle_->observers_mutex);
+    handle_->observers.push_back(std::move(observer));
 }
 
 bool store::process_alive(std::int64_t pid) const {
     if (pid == ::getpid())
         return true;
+    {
+        std::lock_guard lock(impl_->simulated_mutex);
+        if (auto it = impl_->simulated.find(pid); it != impl_->simulated.end()) {
+            auto h = it->second.lock();
+            return h && !h->crashed;
+        }
+    }
     struct flock lock {};
     lock.l_type = F_WRLCK;
     lock.l_whence = SEEK_SET;
@@ -380,6 +401,29 @@ bool store::process_alive(std::int64_t pid) const {
     if (::fcntl(impl_->owner_fd, F_OFD_GETLK, &lock) != 0)
         return true; // cannot tell: treat as alive, the lease expiry still applies
     return lock.l_type != F_UNLCK;
+}
+
+std::int64_t store::process_id() const noexcept {
+    return handle_->pid;
+}
+
+store store::simulated_process() const {
+    auto h = std::make_shared<handle>();
+    h->is_simulated = true;
+    std::lock_guard lock(impl_->simulated_mutex);
+    h->pid = impl_->next_simulated++;
+    impl_->simulated.emplace(h->pid, h);
+    return store(impl_, std::move(h));
+}
+
+void store::simulate_crash() {
+    if (!handle_->is_simulated)
+        throw std::logic_error("agentrt: only a simulated process's store handle can simulate a crash");
+    handle_->crashed = true;
+}
+
+bool store::crashed() const noexcept {
+    return handle_->crashed;
 }
 
 result<void> store::backup(std::filesystem::path const& destination) const {
@@ -422,10 +466,14 @@ void store::write_erased(std::function<void(store_writer&)> const& work, bool fl
     std::vector<event_record> committed;
     for (;;) {
         try {
+            if (handle_->crashed)
+                throw simulated_process_crashed{};
             std::shared_lock lock(impl_->grow);
             lmdb::txn t(impl_->env.get(), false);
             writer_impl w(*impl_, t.get());
             work(w);
+            if (handle_->crashed)
+                throw simulated_process_crashed{}; // the transaction aborts with the unwinding
             t.commit();
             committed = std::move(w.appended);
             ++impl_->commits;
@@ -455,8 +503,8 @@ void store::write_erased(std::function<void(store_writer&)> const& work, bool fl
         return;
     std::vector<event_observer> observers;
     {
-        std::lock_guard lock(impl_->observers_mutex);
-        observers = impl_->observers;
+        std::lock_guard lock(handle_->observers_mutex);
+        observers = handle_->observers;
     }
     for (auto const& e : committed)
         for (auto const& o : observers)

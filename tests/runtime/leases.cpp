@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <fstream>
+#include <thread>
 
 using namespace runtime_test;
 using agentrt::decision;
@@ -271,4 +272,64 @@ TEST_CASE("a step opened before its session released the run is left behind on a
     CHECK(step.status == step_status::interrupted);
     CHECK(step.resolution == "left_behind");
     CHECK(session.open_step().value() == std::optional<std::uint64_t>(2));
+}
+
+TEST_CASE("a simulated process that crashed writes nothing more, from any thread") {
+    world w;
+    auto primary = w.open();
+    auto dying = primary.simulated_process();
+    CHECK(dying.process_id() != primary.process_id());
+    agentrt::gate g(dying, w.table, w.policy, w.options());
+    auto session = g.begin("goal").value();
+    auto before = agentrt::read_events(primary, "run-1").value().size();
+    dying.simulate_crash();
+    CHECK(dying.crashed());
+    CHECK_THROWS_AS(session.open_step(), agentrt::simulated_process_crashed);
+    std::thread other([&] {
+        CHECK_THROWS_AS(dying.write([](agentrt::store_writer& wr) { wr.put_meta("late", "x"); }),
+                        agentrt::simulated_process_crashed);
+    });
+    other.join();
+    CHECK(agentrt::read_events(primary, "run-1").value().size() == before);
+    CHECK_FALSE(primary.read([](agentrt::store_reader const& r) { return r.meta("late"); }));
+}
+
+TEST_CASE("the lease of a crashed simulated process stays held and is taken over at once") {
+    world w;
+    auto primary = w.open();
+    std::string holder;
+    {
+        auto dying = primary.simulated_process();
+        agentrt::gate g(dying, w.table, w.policy, w.options());
+        auto session = g.begin("goal").value();
+        holder = session.owner();
+        (void)session.open_step().value();
+        dying.simulate_crash();
+        CHECK(primary.process_alive(primary.process_id()));
+    } // the session's release on destruction reaches nothing
+    auto run = agentrt::read_run(primary, "run-1").value().run;
+    CHECK(run.lease.owner == holder);
+    CHECK_FALSE(primary.process_alive(run.lease.pid));
+    auto next = primary.simulated_process();
+    agentrt::gate g(next, w.table, w.policy, w.options());
+    auto session = g.attach("run-1").value(); // no clock advance: the holder is dead
+    auto events = agentrt::read_events(primary, "run-1").value();
+    auto taken = std::find_if(events.begin(), events.end(), [](auto const& e) { return e.type == "lease.taken_over"; });
+    REQUIRE(taken != events.end());
+    CHECK(taken->data.at("why") == "holder_dead");
+}
+
+TEST_CASE("a live simulated process holds its lease like a live process") {
+    world w;
+    auto primary = w.open();
+    auto holder = primary.simulated_process();
+    agentrt::gate first(holder, w.table, w.policy, w.options());
+    auto session = first.begin("goal").value();
+    CHECK(primary.process_alive(holder.process_id()));
+    auto other = primary.simulated_process();
+    agentrt::gate second(other, w.table, w.policy, w.options());
+    auto refused = second.attach("run-1");
+    REQUIRE_FALSE(refused);
+    CHECK(refused.error().code == agentrt::errc::lease_held);
+    CHECK_THROWS_AS(primary.simulate_crash(), std::logic_error);
 }

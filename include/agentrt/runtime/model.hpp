@@ -100,6 +100,10 @@ struct model_limits {
     std::chrono::milliseconds backoff{200}; // doubled after each transient failure
 };
 
+// The request's canonical JSON text: what a model call record's request_hash is the SHA-256 of, and
+// what render equivalence compares byte for byte.
+std::string canonical_request(model_request const& request);
+
 // The first tool call of a reply becomes the step's decision (the others are noted, never run); a
 // reply without tool calls completes the run with its text.
 decision decision_from(model_response const& response);

@@ -86,6 +86,11 @@ public:
 
 using event_observer = std::function<void(event_record const&)>;
 
+// Thrown by every write through a store handle whose simulated process has crashed, so the stack of
+// the dead process unwinds without writing anything more. Deliberately not a std::exception: no
+// error handling of the runtime, or of a consumer that catches std::exception, can swallow it.
+struct simulated_process_crashed {};
+
 class store {
 public:
     // Opens (a writer creates) the store directory at `path`. Refuses files others can write, a
@@ -138,17 +143,35 @@ public:
     result<void> backup(std::filesystem::path const& destination) const;
 
     // Whether the process that holds a lease on this host is alive (an open-file-description lock
-    // its store holds dies with it). Used by lease takeover.
+    // its store holds dies with it; a simulated process lives until it crashes or its handle is
+    // gone). Used by lease takeover.
     bool process_alive(std::int64_t pid) const;
 
+    // The process id this handle writes into leases: getpid(), or a simulated process's own.
+    std::int64_t process_id() const noexcept;
+
+    // For the test kit's simulated crashes: another handle on this store standing for another
+    // process of this machine (LMDB allows one environment per process, so the simulated processes
+    // of a test share this one). Its observers are its own.
+    store simulated_process() const;
+
+    // Kills this handle's simulated process as far as the store can tell: no commit through it
+    // reaches the file any more, from any thread (each write throws simulated_process_crashed), the
+    // leases its sessions hold stay held, and their holder counts as dead at once, as the kernel's
+    // lock release would tell of a real process. Refused for a handle that is not simulated.
+    void simulate_crash();
+    bool crashed() const noexcept;
+
     struct impl;
+    struct handle;
 
 private:
-    explicit store(std::unique_ptr<impl> p);
+    store(std::shared_ptr<impl> environment, std::shared_ptr<handle> h);
     void read_erased(std::function<void(store_reader const&)> const& work) const;
     void write_erased(std::function<void(store_writer&)> const& work, bool flush);
 
-    std::unique_ptr<impl> impl_;
+    std::shared_ptr<impl> impl_;
+    std::shared_ptr<handle> handle_;
 };
 
 } // namespace agentrt
