@@ -1,7 +1,9 @@
-// How long the crash harness takes to explore a 10-step scenario at every point of every step
-// (process mode: a forked child per process, SIGKILL at the point). The baseline, measured in the
-// same run, is the uncrashed scenario in one child process.
+// How long the crash harness takes to explore a 10-step scenario at every point of every step, in
+// simulated mode (store handles cut off in this process) and process mode (a forked child per
+// process, SIGKILL at the point). The baselines, measured in the same run, are the uncrashed scenario
+// in each mode.
 #include <agentrt/catalog/catalog.hpp>
+#include <agentrt/testkit/report.hpp>
 #include <agentrt/testkit/scenario.hpp>
 
 #include "support/test_tools.hpp"
@@ -21,8 +23,9 @@ struct trusting {
     }
 };
 
-agentrt::testkit::scenario ten_steps() {
+agentrt::testkit::scenario ten_steps(agentrt::testkit::crash_mode mode) {
     agentrt::testkit::scenario s;
+    s.mode = mode;
     s.tools = [] { return shop{}.table(); };
     s.policy = [] { return agentrt::lower_policy(trusting{}, shop{}); };
     s.agent = [] {
@@ -40,23 +43,37 @@ agentrt::testkit::scenario ten_steps() {
     return s;
 }
 
+// A reporter that keeps the test log quiet: the benchmark's output is its table.
+struct quiet_reporter final : agentrt::testkit::reporter {
+    void fail(std::source_location const&, std::string_view message) override {
+        std::fprintf(stderr, "%.*s\n", int(message.size()), message.data());
+    }
+    void log(std::string_view) override {}
+};
+
+agentrt::testkit::crash_mode mode_of(benchmark::State const& state) {
+    return state.range(0) == 0 ? agentrt::testkit::crash_mode::simulated : agentrt::testkit::crash_mode::process;
+}
+
 void uncrashed_scenario(benchmark::State& state) {
-    auto s = ten_steps();
+    auto s = ten_steps(mode_of(state));
     for (auto _ : state)
         if (!agentrt::testkit::run_scenario(s).ok())
             state.SkipWithError("the scenario fails");
 }
-BENCHMARK(uncrashed_scenario)->Unit(benchmark::kMillisecond)->Iterations(5);
+BENCHMARK(uncrashed_scenario)->ArgName("process_mode")->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond)->Iterations(5);
 
-void explore_ten_steps_process_mode(benchmark::State& state) {
-    auto s = ten_steps();
+void explore_ten_steps(benchmark::State& state) {
+    auto s = ten_steps(mode_of(state));
+    quiet_reporter quiet;
+    agentrt::testkit::scoped_reporter installed(quiet);
     agentrt::testkit::explore_summary summary;
     for (auto _ : state)
         summary = agentrt::testkit::explore(s);
     state.counters["crashes"] = double(summary.crashes_tried);
     state.counters["failures"] = double(summary.failures);
 }
-BENCHMARK(explore_ten_steps_process_mode)->Unit(benchmark::kMillisecond)->Iterations(2);
+BENCHMARK(explore_ten_steps)->ArgName("process_mode")->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond)->Iterations(2);
 
 } // namespace
 

@@ -6,12 +6,20 @@
 #include <rapidcheck.h>
 
 #include <algorithm>
+#include <chrono>
 #include <sstream>
 
 namespace agentrt::testkit {
 
 bool explore_random(scenario const& s, explore_random_options const& options, std::source_location where) {
+    if (options.kill_anywhere && s.mode != crash_mode::process) {
+        current_reporter().fail(where, "explore_random: kill_anywhere kills processes, so the scenario needs "
+                                       "crash_mode::process");
+        return false;
+    }
+    auto started = std::chrono::steady_clock::now();
     auto baseline = run_scenario(s);
+    auto const span = std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - started);
     if (!baseline.ok()) {
         current_reporter().fail(where,
                                 "explore_random: the scenario fails without any crash: " + describe(baseline, {}));
@@ -23,6 +31,22 @@ bool explore_random(scenario const& s, explore_random_options const& options, st
         return false;
     }
 
+    std::size_t kills_landed = 0;
+    auto kill_anywhere = [&] {
+        // Instants within the uncrashed run's duration: process N is killed kills[N] after its fork.
+        auto kills = *rc::gen::container<std::vector<std::int64_t>>(
+            *rc::gen::inRange<std::size_t>(0, options.max_crashes + 1),
+            rc::gen::inRange<std::int64_t>(0, std::max<std::int64_t>(span.count(), 1)));
+        std::vector<std::chrono::microseconds> schedule(kills.begin(), kills.end());
+        auto r = run_scenario_killed(s, {}, schedule);
+        kills_landed += std::size_t(r.resumes);
+        if (!r.ok()) {
+            std::string instants;
+            for (auto k : kills)
+                instants += (instants.empty() ? "" : ", ") + std::to_string(k) + " us";
+            RC_FAIL("killed at [" + instants + "]: " + describe(r, {}));
+        }
+    };
     auto property = [&] {
         auto picked =
             *rc::gen::container<std::vector<std::size_t>>(*rc::gen::inRange<std::size_t>(0, options.max_crashes + 1),
@@ -46,10 +70,18 @@ bool explore_random(scenario const& s, explore_random_options const& options, st
     rc::detail::TestMetadata metadata;
     metadata.id = "agentrt.explore_random";
     metadata.description = "explore_random";
-    auto result = rc::detail::checkProperty(rc::detail::toProperty(property), metadata, params);
+    auto result = options.kill_anywhere
+                      ? rc::detail::checkProperty(rc::detail::toProperty(kill_anywhere), metadata, params)
+                      : rc::detail::checkProperty(rc::detail::toProperty(property), metadata, params);
     rc::detail::FailureResult failure;
-    if (!result.match(failure))
+    if (!result.match(failure)) {
+        if (options.kill_anywhere && kills_landed == 0) {
+            current_reporter().fail(where, "explore_random: no kill landed before its process ended, so nothing "
+                                           "was explored; try more cases");
+            return false;
+        }
         return true;
+    }
     std::ostringstream message;
     rc::detail::printResultMessage(result, message);
     current_reporter().fail(where, "explore_random: " + message.str());

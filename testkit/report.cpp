@@ -4,6 +4,11 @@
 #include <iostream>
 
 namespace agentrt::testkit {
+
+void reporter::log(std::string_view line) {
+    std::cout << line << '\n' << std::flush;
+}
+
 namespace {
 
 class stderr_reporter final : public reporter {

@@ -1,5 +1,6 @@
 #include <agentrt/testkit/scenario.hpp>
 
+#include <agentrt/catalog/canonical_json.hpp>
 #include <agentrt/runtime/check.hpp>
 #include <agentrt/runtime/driver.hpp>
 #include <agentrt/runtime/operator.hpp>
@@ -15,9 +16,12 @@
 #include <fcntl.h>
 #include <fstream>
 #include <map>
+#include <mutex>
+#include <optional>
 #include <set>
 #include <sstream>
 #include <sys/wait.h>
+#include <thread>
 #include <unistd.h>
 
 namespace agentrt::testkit {
@@ -61,15 +65,6 @@ namespace fs = std::filesystem;
 
 constexpr std::string_view run_id = "run-1";
 
-// The harness's own files, beside the store: what every process appends to.
-struct harness_files {
-    fs::path dir;
-    fs::path invocations() const { return dir / "invocations"; }
-    fs::path crashes() const { return dir / "crashes"; }
-    fs::path errors() const { return dir / "errors"; }
-    fs::path counter(std::string_view name) const { return dir / ("counter-" + std::string(name)); }
-};
-
 void append_line(fs::path const& file, std::string const& line) {
     int fd = ::open(file.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0600);
     if (fd < 0)
@@ -88,15 +83,63 @@ std::vector<std::string> read_lines(fs::path const& file) {
     return lines;
 }
 
-// A counter continued across the scenario's processes (one process runs at a time).
-std::int64_t next_count(fs::path const& file) {
-    std::int64_t n = 0;
-    if (std::ifstream in(file); in)
-        in >> n;
-    ++n;
-    std::ofstream(file, std::ios::trunc) << n;
-    return n;
-}
+// What the processes of one scenario run share: invocations, crashes, errors, agent inputs,
+// renders, and the counters behind the deterministic clock and ids. Files beside the store in
+// process mode (the children are forked), memory in simulated mode.
+class harness_log {
+public:
+    enum kind { invocations, crashes, errors, inputs, renders };
+
+    explicit harness_log(std::optional<fs::path> dir) : dir_(std::move(dir)) {
+        if (dir_)
+            fs::create_directories(*dir_);
+    }
+
+    void add(kind k, std::string const& line) {
+        if (dir_)
+            return append_line(file(k), line);
+        std::lock_guard lock(mutex_);
+        lines_[k].push_back(line);
+    }
+
+    std::vector<std::string> lines(kind k) const {
+        if (dir_)
+            return read_lines(file(k));
+        std::lock_guard lock(mutex_);
+        auto it = lines_.find(k);
+        return it == lines_.end() ? std::vector<std::string>{} : it->second;
+    }
+
+    // A counter continued across the scenario's processes (one process runs at a time).
+    std::int64_t next(std::string const& name) {
+        if (!dir_) {
+            std::lock_guard lock(mutex_);
+            return ++counters_[name];
+        }
+        fs::path path = *dir_ / ("counter-" + name);
+        std::int64_t n = 0;
+        if (std::ifstream in(path); in)
+            in >> n;
+        ++n;
+        // Written aside and renamed, so a process killed at any instant leaves the old or the new value.
+        fs::path aside = path;
+        aside += ".new";
+        std::ofstream(aside, std::ios::trunc) << n;
+        fs::rename(aside, path);
+        return n;
+    }
+
+private:
+    fs::path file(kind k) const {
+        static constexpr char const* names[] = {"invocations", "crashes", "errors", "inputs", "renders"};
+        return *dir_ / names[k];
+    }
+
+    std::optional<fs::path> dir_;
+    mutable std::mutex mutex_;
+    std::map<kind, std::vector<std::string>> lines_;
+    std::map<std::string, std::int64_t> counters_;
+};
 
 std::optional<std::uint64_t> step_of(event_record const& e) {
     auto const* step = e.data.if_contains("step");
@@ -138,113 +181,254 @@ std::optional<std::uint64_t> crash_step_of(event_record const& e, std::uint64_t 
     return step_of(e);
 }
 
-// One process of the scenario. Never returns: it exits, or is killed at its crash point.
-[[noreturn]] void run_process(scenario const& s, harness_files const& files, fs::path const& store_path,
-                              std::vector<crash> const& crashes, int process) {
-    // A test framework's crash handlers belong to the parent: a child dies as a plain process.
-    for (int sig : {SIGABRT, SIGSEGV, SIGFPE, SIGILL, SIGBUS, SIGTERM})
-        std::signal(sig, SIG_DFL);
-    int code = 0;
-    try {
-        std::size_t fired = read_lines(files.crashes()).size();
-        std::optional<crash> armed;
-        if (fired < crashes.size())
-            armed = crashes[fired];
-        auto die = [&] {
-            append_line(files.crashes(), to_string(*armed));
-            ::kill(::getpid(), SIGKILL);
-        };
+// What identifies the recorded data an agent decides from: each step's decision and outcome, not
+// how it got there (clock readings, statuses, settlements). Two decisions made from the same input
+// must render the same model request.
+std::string input_hash(agent_view const& view) {
+    boost::json::array steps;
+    for (auto const& st : view.steps)
+        steps.push_back(boost::json::object{
+            {"index", st.index}, {"decision", st.decision}, {"observation", st.observation}, {"error", st.error}});
+    return canonical_hash(
+        boost::json::object{{"goal", view.run.goal}, {"step", view.step_index}, {"steps", std::move(steps)}});
+}
 
-        store_options options;
-        options.durability = s.durability;
-        auto opened = store::open(store_path, options);
-        if (!opened)
-            throw exception(opened.error());
-        store st = std::move(opened).value();
+// Hands the scenario's agent its inputs, noting each one and every model request it renders.
+class recording_agent final : public agent {
+public:
+    recording_agent(agent& inner, harness_log& log, int process) : inner_(inner), log_(log), process_(process) {}
 
-        auto base = s.tools();
-        std::vector<tool_entry> entries(base.entries().begin(), base.entries().end());
-        for (auto& e : entries) {
-            e.call = [inner = e.call, name = e.name, &files, &armed, &die, process](arguments const& a,
-                                                                                    call_context const& c) {
-                std::string where = name + " " + std::to_string(c.step_index) + " " + std::to_string(process);
-                append_line(files.invocations(), "start " + where);
-                auto out = inner(a, c);
-                if (armed && armed->point == crash_point::after_effect_before_outcome && armed->step == c.step_index)
-                    die();
-                append_line(files.invocations(), "return " + where);
-                return out;
-            };
-        }
-        tool_table table(std::move(entries));
-        evaluator policy = s.policy();
-        auto agent = s.agent();
+    decision decide(agent_view const& view) override {
+        std::string where = std::to_string(view.step_index) + " " + std::to_string(process_);
+        log_.add(harness_log::inputs, where + " " + std::to_string(view.steps.size()));
+        agent_view recorded{view.run, view.steps, view.step_index,
+                            [&, input = input_hash(view)](model& m, model_request const& request) {
+                                log_.add(harness_log::renders, where + " " + input + " " + canonical_request(request));
+                                return view.call_model(m, request);
+                            }};
+        return inner_.decide(recorded);
+    }
 
-        std::uint64_t resumes_seen = 0;
-        st.observe([&](event_record const& e) {
-            if (e.type == "run.resumed")
-                ++resumes_seen;
-            auto point = point_of(e);
-            if (armed && point && *point == armed->point && crash_step_of(e, resumes_seen) == armed->step)
+private:
+    agent& inner_;
+    harness_log& log_;
+    int process_;
+};
+
+// One process of a scenario, whichever way it runs: `die` ends it where it stands (SIGKILL, or a
+// simulated crash that unwinds with simulated_process_crashed) and never returns.
+struct process_hooks {
+    store& st;
+    harness_log& log;
+    int process = 0;
+    std::function<void()> die;
+};
+
+// Runs one process until its run ends or waits with no answer to give. Throws on an error.
+void run_process(scenario const& s, process_hooks const& p, std::vector<crash> const& crashes) {
+    store& st = p.st;
+    harness_log& log = p.log;
+    std::size_t fired = log.lines(harness_log::crashes).size();
+    std::optional<crash> armed;
+    if (fired < crashes.size())
+        armed = crashes[fired];
+    auto die = [&] {
+        log.add(harness_log::crashes, to_string(*armed));
+        p.die();
+    };
+
+    auto base = s.tools();
+    std::vector<tool_entry> entries(base.entries().begin(), base.entries().end());
+    for (auto& e : entries) {
+        e.call = [inner = e.call, name = e.name, &log, &st, &armed, &die, process = p.process](arguments const& a,
+                                                                                               call_context const& c) {
+            if (st.crashed())
+                throw simulated_process_crashed{}; // a thread the dead process left calls no tool
+            std::string where = name + " " + std::to_string(c.step_index) + " " + std::to_string(process);
+            log.add(harness_log::invocations, "start " + where);
+            auto out = inner(a, c);
+            if (armed && armed->point == crash_point::after_effect_before_outcome && armed->step == c.step_index)
                 die();
-        });
+            log.add(harness_log::invocations, "return " + where);
+            return out;
+        };
+    }
+    tool_table table(std::move(entries));
+    evaluator policy = s.policy();
+    std::unique_ptr<agent> inner = s.loop ? nullptr : s.agent();
+    std::optional<recording_agent> recorded;
+    if (inner)
+        recorded.emplace(*inner, log, p.process);
 
-        gate_options g;
-        g.limits = s.limits;
-        g.reconcile = s.reconcile;
-        g.lease_duration = s.lease_duration;
-        if (s.deterministic) {
-            g.clocks.record = [path = files.counter("clock"), start = s.clock_start_ms] {
-                return start + 1000 * next_count(path);
-            };
-            g.ids = [path = files.counter("ids")] { return "id-" + std::to_string(next_count(path)); };
-        }
-        operator_options by_operator{"scenario operator", g.clocks.record, std::nullopt};
+    // Resumes count from the store: a previous process may have resumed already.
+    std::uint64_t resumes_seen = st.read([](store_reader const& r) {
+        std::uint64_t n = 0;
+        for (auto const& e : r.events(run_id))
+            n += e.type == "run.resumed";
+        return n;
+    });
+    st.observe([&](event_record const& e) {
+        if (e.type == "run.resumed")
+            ++resumes_seen;
+        auto point = point_of(e);
+        if (armed && point && *point == armed->point && crash_step_of(e, resumes_seen) == armed->step)
+            die();
+    });
 
-        driver d(st, table, policy, *agent, g);
-        // Resumes after a crash count from the store: a previous process may have resumed already.
-        resumes_seen = st.read([](store_reader const& r) {
-            std::uint64_t n = 0;
-            for (auto const& e : r.events(run_id))
-                n += e.type == "run.resumed";
-            return n;
-        });
-        // A process may die after the commit that ended the run: then there is nothing to resume.
-        auto ended = st.read([](store_reader const& r) {
-            auto run = r.run(run_id);
-            return run && is_terminal(run->status);
-        });
-        if (ended)
-            ::_exit(0);
-        auto run = process == 0 ? d.start(s.goal, std::string(run_id)) : d.resume(run_id);
-        while (run && run->status == run_status::waiting_for_approval) {
-            auto pending = pending_approvals(st);
-            auto mine = std::find_if(pending.begin(), pending.end(),
-                                     [](approval_record const& a) { return a.run_id == run_id; });
-            if (mine == pending.end())
-                break;
-            auto answer = s.answer(*mine);
-            if (answer == operator_answer::leave)
-                break;
-            if (answer == operator_answer::reject) {
-                auto rejected = reject(st, run_id, mine->step_index, mine->hash, by_operator);
-                if (!rejected)
-                    throw exception(rejected.error());
-                break;
-            }
-            auto approved = approve(st, run_id, mine->step_index, mine->hash, by_operator);
-            if (!approved)
-                throw exception(approved.error());
-            run = d.resume(run_id);
+    gate_options g;
+    g.limits = s.limits;
+    g.reconcile = s.reconcile;
+    g.lease_duration = s.lease_duration;
+    if (s.deterministic) {
+        // A dead process's threads read a frozen clock: they must not move the next process's.
+        auto frozen = std::make_shared<std::int64_t>(s.clock_start_ms);
+        g.clocks.record = [&log, &st, frozen, start = s.clock_start_ms] {
+            if (!st.crashed())
+                *frozen = start + 1000 * log.next("clock");
+            return *frozen;
+        };
+        g.ids = [&log] { return "id-" + std::to_string(log.next("ids")); };
+    }
+    operator_options by_operator{"scenario operator", g.clocks.record, std::nullopt};
+
+    // A process may die after the commit that ended the run: then there is nothing to resume.
+    auto ended = st.read([](store_reader const& r) {
+        auto run = r.run(run_id);
+        return run && is_terminal(run->status);
+    });
+    if (ended)
+        return;
+
+    std::optional<driver> d;
+    std::optional<gate> own_gate;
+    if (s.loop)
+        own_gate.emplace(st, table, policy, g);
+    else
+        d.emplace(st, table, policy, *recorded, g);
+    auto go = [&](bool resume) -> run_record {
+        if (s.loop) {
+            if (auto looped = s.loop(*own_gate, {run_id, s.goal, resume}); !looped)
+                throw exception(looped.error());
+            auto run = st.read([](store_reader const& r) { return r.run(run_id); });
+            if (!run)
+                throw std::runtime_error("the gate loop returned without beginning run " + std::string(run_id));
+            if (run->status == run_status::running)
+                throw std::runtime_error("the gate loop returned while run " + run->id +
+                                         " was still running: a loop drives its run until it ends or waits");
+            return *run;
         }
+        auto run = resume ? d->resume(run_id) : d->start(s.goal, std::string(run_id));
         if (!run)
             throw exception(run.error());
-    } catch (std::exception const& e) {
-        append_line(files.errors(), "process " + std::to_string(process) + ": " + e.what());
-        code = 3;
+        return *run;
+    };
+
+    bool begun = st.read([](store_reader const& r) { return r.run(run_id).has_value(); });
+    auto run = go(begun); // a process killed before it began the run leaves it to the next
+    while (run.status == run_status::waiting_for_approval) {
+        auto pending = pending_approvals(st);
+        auto mine =
+            std::find_if(pending.begin(), pending.end(), [](approval_record const& a) { return a.run_id == run_id; });
+        if (mine == pending.end())
+            break;
+        auto answer = s.answer(*mine);
+        if (answer == operator_answer::leave)
+            break;
+        if (answer == operator_answer::reject) {
+            if (auto rejected = reject(st, run_id, mine->step_index, mine->hash, by_operator); !rejected)
+                throw exception(rejected.error());
+            break;
+        }
+        if (auto approved = approve(st, run_id, mine->step_index, mine->hash, by_operator); !approved)
+            throw exception(approved.error());
+        run = go(true);
     }
+}
+
+store open_store(scenario const& s, fs::path const& path) {
+    store_options options;
+    options.durability = s.durability;
+    auto opened = store::open(path, options);
+    if (!opened)
+        throw exception(opened.error());
+    return std::move(opened).value();
+}
+
+enum class process_end { died, ended, failed };
+
+// Process mode: a forked child per process, killed at its crash point, or by the parent after
+// `kill_after` (kill_anywhere).
+process_end run_forked(scenario const& s, harness_log& log, fs::path const& store_path,
+                       std::vector<crash> const& crashes, int process,
+                       std::optional<std::chrono::microseconds> kill_after) {
     std::fflush(nullptr);
-    ::_exit(code);
+    auto forked_at = std::chrono::steady_clock::now();
+    pid_t child = ::fork();
+    if (child < 0)
+        throw std::runtime_error("agentrt: fork failed");
+    if (child == 0) {
+        // A test framework's crash handlers belong to the parent: a child dies as a plain process.
+        for (int sig : {SIGABRT, SIGSEGV, SIGFPE, SIGILL, SIGBUS, SIGTERM})
+            std::signal(sig, SIG_DFL);
+        int code = 0;
+        try {
+            store st = open_store(s, store_path);
+            run_process(s, {st, log, process, [] { ::kill(::getpid(), SIGKILL); }}, crashes);
+        } catch (std::exception const& e) {
+            log.add(harness_log::errors, "process " + std::to_string(process) + ": " + e.what());
+            code = 3;
+        }
+        std::fflush(nullptr);
+        ::_exit(code);
+    }
+    int status = 0;
+    if (kill_after) {
+        auto deadline = forked_at + *kill_after;
+        while (::waitpid(child, &status, WNOHANG) == 0) {
+            if (std::chrono::steady_clock::now() >= deadline) {
+                ::kill(child, SIGKILL);
+                ::waitpid(child, &status, 0);
+                break;
+            }
+            std::this_thread::sleep_for(std::chrono::microseconds(50));
+        }
+    } else {
+        ::waitpid(child, &status, 0);
+    }
+    if (WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL)
+        return process_end::died;
+    if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
+        return process_end::ended;
+    if (!(WIFEXITED(status) && WEXITSTATUS(status) == 3)) {
+        std::string why = WIFSIGNALED(status) ? "was killed by signal " + std::to_string(WTERMSIG(status))
+                                              : "exited with status " + std::to_string(WEXITSTATUS(status));
+        log.add(harness_log::errors, "process " + std::to_string(process) + " " + why);
+    }
+    return process_end::failed;
+}
+
+// Simulated mode: a store handle per process, cut off at its crash point.
+process_end run_simulated(scenario const& s, harness_log& log, store const& primary, std::vector<crash> const& crashes,
+                          int process) {
+    store st = primary.simulated_process();
+    try {
+        run_process(s,
+                    {st, log, process,
+                     [&st] {
+                         st.simulate_crash();
+                         throw simulated_process_crashed{};
+                     }},
+                    crashes);
+        return process_end::ended;
+    } catch (simulated_process_crashed const&) {
+        if (st.crashed())
+            return process_end::died;
+        log.add(harness_log::errors, "process " + std::to_string(process) +
+                                         ": simulated_process_crashed was thrown by a process that did not crash");
+    } catch (std::exception const& e) {
+        log.add(harness_log::errors, "process " + std::to_string(process) + ": " + e.what());
+    }
+    return process_end::failed;
 }
 
 fs::path fresh_directory() {
@@ -285,50 +469,48 @@ void check_records(scenario_result& r, std::vector<crash> const& requested) {
 
 } // namespace
 
-scenario_result run_scenario(scenario const& s, std::vector<crash> const& crashes) {
-    if (!s.tools || !s.policy || !s.agent)
-        throw std::invalid_argument("agentrt: a scenario needs tools, a policy and an agent");
+scenario_result run_scenario_killed(scenario const& s, std::vector<crash> const& crashes,
+                                    std::vector<std::chrono::microseconds> const& kills) {
+    if (!s.tools || !s.policy || (!s.agent && !s.loop))
+        throw std::invalid_argument("agentrt: a scenario needs tools, a policy, and an agent or a gate loop");
+    if (!kills.empty() && s.mode != crash_mode::process)
+        throw std::invalid_argument("agentrt: kill_anywhere kills processes: it needs crash_mode::process");
     bool temporary = s.store.empty();
     fs::path dir = temporary ? fresh_directory() : s.store;
-    harness_files files{dir / "harness"};
-    fs::create_directories(files.dir);
     fs::path store_path = dir / "store";
+    harness_log log(s.mode == crash_mode::process ? std::optional(dir / "harness") : std::nullopt);
 
     scenario_result result;
     result.store = store_path;
     int process = 0;
-    for (; process < s.max_processes; ++process) {
-        std::fflush(nullptr);
-        pid_t child = ::fork();
-        if (child < 0)
-            throw std::runtime_error("agentrt: fork failed");
-        if (child == 0)
-            run_process(s, files, store_path, crashes, process);
-        int status = 0;
-        ::waitpid(child, &status, 0);
-        if (WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL) {
+    {
+        // Created before the first process, so that no kill can land inside the store's creation.
+        std::optional<store> primary = open_store(s, store_path);
+        if (s.mode == crash_mode::process)
+            primary.reset();
+        for (; process < s.max_processes; ++process) {
+            auto end =
+                s.mode == crash_mode::process
+                    ? run_forked(s, log, store_path, crashes, process,
+                                 std::size_t(process) < kills.size() ? std::optional(kills[process]) : std::nullopt)
+                    : run_simulated(s, log, *primary, crashes, process);
+            if (end != process_end::died)
+                break;
             ++result.resumes;
-            continue;
         }
-        if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-            std::string why = WIFSIGNALED(status) ? "was killed by signal " + std::to_string(WTERMSIG(status))
-                                                  : "exited with status " + std::to_string(WEXITSTATUS(status));
-            result.problems.push_back("process " + std::to_string(process) + " " + why);
-        }
-        break;
     }
     if (process == s.max_processes)
         result.problems.push_back("the scenario did not end within " + std::to_string(s.max_processes) + " processes");
-    for (auto const& line : read_lines(files.errors()))
+    for (auto const& line : log.lines(harness_log::errors))
         result.problems.push_back(line);
 
-    for (auto const& line : read_lines(files.crashes()))
+    for (auto const& line : log.lines(harness_log::crashes))
         for (auto const& c : crashes)
             if (to_string(c) == line &&
                 std::find(result.crashes_fired.begin(), result.crashes_fired.end(), c) == result.crashes_fired.end())
                 result.crashes_fired.push_back(c);
     std::map<std::string, std::size_t> open_calls; // "tool step process" -> index of its start
-    for (auto const& line : read_lines(files.invocations())) {
+    for (auto const& line : log.lines(harness_log::invocations)) {
         std::istringstream in(line);
         std::string what, tool;
         invocation i;
@@ -342,16 +524,24 @@ scenario_result run_scenario(scenario const& s, std::vector<crash> const& crashe
             result.invocations[it->second].returned = true;
         }
     }
+    for (auto const& line : log.lines(harness_log::inputs)) {
+        std::istringstream in(line);
+        agent_input i;
+        in >> i.step >> i.process >> i.steps_seen;
+        result.inputs.push_back(i);
+    }
+    for (auto const& line : log.lines(harness_log::renders)) {
+        std::istringstream in(line);
+        rendered_request r;
+        in >> r.step >> r.process >> r.input;
+        in.get();
+        std::getline(in, r.request);
+        result.renders.push_back(std::move(r));
+    }
 
-    {
-        store_options options;
-        options.durability = s.durability;
-        auto opened = store::open(store_path, options);
-        if (!opened) {
-            result.problems.push_back("the store cannot be opened after the scenario: " + opened.error().message);
-            return result;
-        }
-        store st = std::move(opened).value();
+    try {
+        // A fresh read: every process's handle is closed by now.
+        store st = open_store(s, store_path);
         auto details = read_run(st, run_id);
         if (!details) {
             result.problems.push_back("the scenario's run is not in the store: " + details.error().message);
@@ -364,11 +554,18 @@ scenario_result run_scenario(scenario const& s, std::vector<crash> const& crashe
             result.events = std::move(events).value();
         for (auto const& problem : check_invariants(st).problems)
             result.problems.push_back(problem);
+    } catch (exception const& e) {
+        result.problems.push_back("the store cannot be opened after the scenario: " + e.error().message);
+        return result;
     }
     check_records(result, crashes);
     if (temporary && result.ok())
         fs::remove_all(dir);
     return result;
+}
+
+scenario_result run_scenario(scenario const& s, std::vector<crash> const& crashes) {
+    return run_scenario_killed(s, crashes, {});
 }
 
 std::string describe(scenario_result const& r, std::vector<crash> const& crashes) {
@@ -418,10 +615,15 @@ explore_summary explore(scenario const& s, std::source_location where) {
         current_reporter().fail(where, "explore: the scenario fails without any crash: " + describe(baseline, {}));
         return summary;
     }
-    for (auto const& c : reachable_points(baseline)) {
+    auto const points = reachable_points(baseline);
+    for (auto const& c : points) {
         auto r = run_scenario(s, {c});
         ++summary.crashes_tried;
         summary.resumes += std::size_t(r.resumes);
+        current_reporter().log("explore: " + std::to_string(summary.crashes_tried) + "/" +
+                               std::to_string(points.size()) + " " + to_string(c) + ": " +
+                               (r.ok() ? "ok" : std::to_string(r.problems.size()) + " problems") + ", " +
+                               std::to_string(r.resumes) + " resumes");
         if (!r.ok()) {
             ++summary.failures;
             current_reporter().fail(where, "explore: " + describe(r, {c}));
@@ -431,10 +633,72 @@ explore_summary explore(scenario const& s, std::source_location where) {
     if (summary.crashes_tried == 0)
         current_reporter().fail(where, "explore: the scenario reached no crash point, so nothing was explored");
     char line[160];
-    std::snprintf(line, sizeof line, "explore: %zu crashes tried, %zu resumes, %zu failures, %.2f s\n",
-                  summary.crashes_tried, summary.resumes, summary.failures, summary.seconds);
-    std::fputs(line, stdout);
+    std::snprintf(line, sizeof line, "explore: %zu crashes tried, %zu resumes, %zu failures, %.2f s (%s mode)",
+                  summary.crashes_tried, summary.resumes, summary.failures, summary.seconds,
+                  s.mode == crash_mode::simulated ? "simulated" : "process");
+    current_reporter().log(line);
     return summary;
+}
+
+namespace {
+
+// Where two renders of one step first differ, with a little of each side.
+std::string first_difference(std::string const& a, std::string const& b) {
+    std::size_t at = 0;
+    while (at < a.size() && at < b.size() && a[at] == b[at])
+        ++at;
+    auto excerpt = [&](std::string const& text) {
+        std::size_t from = at < 40 ? 0 : at - 40;
+        return "..." + text.substr(from, 80) + (text.size() > from + 80 ? "..." : "");
+    };
+    return "they differ at byte " + std::to_string(at) + "\n    first:  " + excerpt(a) + "\n    second: " + excerpt(b);
+}
+
+} // namespace
+
+bool same_renders(std::function<scenario()> const& make, std::vector<crash> const& crashes,
+                  std::source_location where) {
+    auto fail = [&](std::string const& message) {
+        current_reporter().fail(where, "same_renders: " + message);
+        return false;
+    };
+    auto first = run_scenario(make());
+    if (!first.ok())
+        return fail("the scenario fails without crashes: " + describe(first, {}));
+    auto second = run_scenario(make(), crashes);
+    if (!second.ok())
+        return fail("the scenario fails with its crashes: " + describe(second, crashes));
+    if (first.renders.empty())
+        return fail("the agent rendered no model request, so nothing was compared");
+
+    // The request first rendered from each input in the uncrashed run; every other rendering from
+    // the same input, in either run, must be the same bytes.
+    std::map<std::string, rendered_request const*> reference;
+    for (auto const& r : first.renders)
+        reference.emplace(r.input, &r);
+    std::size_t compared = 0;
+    auto compare = [&](scenario_result const& run, std::string_view which) -> std::optional<std::string> {
+        for (auto const& r : run.renders) {
+            auto it = reference.find(r.input);
+            if (it == reference.end() || it->second == &r)
+                continue;
+            ++compared;
+            if (r.request != it->second->request)
+                return "step " + std::to_string(r.step) + " rendered differently in the " + std::string(which) +
+                       " (process " + std::to_string(r.process) + ") than in the uncrashed run (process " +
+                       std::to_string(it->second->process) +
+                       "), from the same recorded steps: " + first_difference(it->second->request, r.request);
+        }
+        return std::nullopt;
+    };
+    if (auto difference = compare(first, "uncrashed run"))
+        return fail(*difference);
+    if (auto difference = compare(second, "run with crashes"))
+        return fail(*difference);
+    if (compared == 0)
+        return fail("no decision of the run with crashes was made from the same recorded steps as one of the "
+                    "uncrashed run, so nothing was compared: choose crashes the run resumes from");
+    return true;
 }
 
 } // namespace agentrt::testkit

@@ -3,10 +3,15 @@
 
 #include <agentrt/testkit/scenario.hpp>
 
+#include <chrono>
 #include <string>
 #include <vector>
 
 namespace agentrt::testkit {
+
+// run_scenario, killing process N with SIGKILL kills[N] after its start (process mode).
+scenario_result run_scenario_killed(scenario const& s, std::vector<crash> const& crashes,
+                                    std::vector<std::chrono::microseconds> const& kills);
 
 // The crash points an uncrashed run of a scenario reached, in the order it reached them.
 std::vector<crash> reachable_points(scenario_result const& baseline);

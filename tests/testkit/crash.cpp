@@ -1,4 +1,4 @@
-// The crash harness: real processes killed at each point, resumed, and held to the invariants.
+// The crash harness: processes killed at each point (simulated or real), resumed, and held to the invariants.
 #include <agentrt/testkit/scenario.hpp>
 
 #include <agentrt/catalog/catalog.hpp>
@@ -7,6 +7,9 @@
 #include "support/test_tools.hpp"
 
 #include <doctest/doctest.h>
+
+#include <atomic>
+#include <thread>
 
 using namespace agentrt::testkit;
 using namespace test_tools;
@@ -25,8 +28,9 @@ struct trusting_policy {
 
 std::string const mail = R"({"to":{"kind":"email","address":"a@b.c"},"cc":[],"subject":"refund","counters":{}})";
 
-scenario shop_scenario() {
+scenario shop_scenario(crash_mode mode = crash_mode::simulated) {
     scenario s;
+    s.mode = mode;
     s.tools = [] { return shop{}.table(); };
     s.policy = [] { return agentrt::lower_policy(trusting_policy{}, shop{}); };
     s.agent = [] {
@@ -45,12 +49,24 @@ std::string problems_of(scenario_result const& r) {
     return out;
 }
 
+// Runs the test case once per crash mode.
+crash_mode each_mode() {
+    crash_mode mode = crash_mode::simulated;
+    SUBCASE("simulated crashes") {
+        mode = crash_mode::simulated;
+    }
+    SUBCASE("process crashes") {
+        mode = crash_mode::process;
+    }
+    return mode;
+}
+
 } // namespace
 
 TEST_SUITE("testkit") {
 
     TEST_CASE("crash harness: a scenario without crashes completes and holds its invariants") {
-        auto r = run_scenario(shop_scenario());
+        auto r = run_scenario(shop_scenario(each_mode()));
         CHECK_MESSAGE(r.ok(), problems_of(r));
         CHECK(r.run.status == agentrt::run_status::completed);
         CHECK(r.resumes == 0);
@@ -60,7 +76,7 @@ TEST_SUITE("testkit") {
     }
 
     TEST_CASE("crash harness: a side effect lost in a crash runs again only when approved") {
-        auto r = run_scenario(shop_scenario(), {{1, crash_point::after_effect_before_outcome}});
+        auto r = run_scenario(shop_scenario(each_mode()), {{1, crash_point::after_effect_before_outcome}});
         CHECK_MESSAGE(r.ok(), problems_of(r));
         CHECK(r.crashes_fired == std::vector<crash>{{1, crash_point::after_effect_before_outcome}});
         CHECK(r.resumes == 1);
@@ -73,7 +89,7 @@ TEST_SUITE("testkit") {
     }
 
     TEST_CASE("crash harness: an operator who rejects: the lost side effect never runs again") {
-        auto s = shop_scenario();
+        auto s = shop_scenario(each_mode());
         s.answer = [](agentrt::approval_record const&) { return operator_answer::reject; };
         auto r = run_scenario(s, {{1, crash_point::after_effect_before_outcome}});
         CHECK_MESSAGE(r.ok(), problems_of(r));
@@ -83,7 +99,7 @@ TEST_SUITE("testkit") {
     }
 
     TEST_CASE("crash harness: a reconciled side effect is not run again") {
-        auto s = shop_scenario();
+        auto s = shop_scenario(each_mode());
         s.reconcile = [](agentrt::step_record const&, agentrt::tool_entry const&) {
             return agentrt::reconciliation{agentrt::reconcile_answer::completed, {{"sent", true}}, {}, {}};
         };
@@ -95,9 +111,9 @@ TEST_SUITE("testkit") {
     }
 
     TEST_CASE("crash harness: several crashes in one scenario, each in a fresh process") {
-        auto r = run_scenario(shop_scenario(), {{0, crash_point::after_step_decided},
-                                                {1, crash_point::after_tool_started},
-                                                {2, crash_point::after_run_resumed}}); // the second resume
+        auto r = run_scenario(shop_scenario(each_mode()), {{0, crash_point::after_step_decided},
+                                                           {1, crash_point::after_tool_started},
+                                                           {2, crash_point::after_run_resumed}}); // the second resume
         CHECK_MESSAGE(r.ok(), problems_of(r));
         CHECK(r.crashes_fired.size() == 3);
         CHECK(r.resumes == 3);
@@ -130,7 +146,7 @@ TEST_SUITE("testkit") {
     } // namespace
 
     TEST_CASE("crash harness: explore_random reports a failing schedule, shrunk") {
-        auto s = shop_scenario();
+        auto s = shop_scenario(crash_mode::process); // the agent aborts its process
         s.agent = [] { return std::make_unique<fragile_agent>(); };
         test_support::recording_reporter recorded;
         scoped_reporter installed(recorded);
@@ -147,11 +163,219 @@ TEST_SUITE("testkit") {
     TEST_CASE("crash harness: explore crashes at every point of every step and finds nothing wrong") {
         test_support::recording_reporter recorded;
         scoped_reporter installed(recorded);
-        auto summary = explore(shop_scenario());
+        auto summary = explore(shop_scenario(each_mode()));
         CHECK(summary.crashes_tried >= 10);
         CHECK(summary.failures == 0);
         CHECK(summary.resumes >= summary.crashes_tried);
         for (auto const& r : recorded.reports)
             FAIL_CHECK(r.message);
+    }
+
+    TEST_CASE("crash harness: explore logs a line per crash and a summary line") {
+        test_support::recording_reporter recorded;
+        scoped_reporter installed(recorded);
+        auto summary = explore(shop_scenario());
+        REQUIRE(recorded.lines.size() == summary.crashes_tried + 1);
+        CHECK(recorded.lines[0].starts_with("explore: 1/" + std::to_string(summary.crashes_tried) + " step 0 "));
+        CHECK(recorded.lines[0].ends_with(": ok, 1 resumes"));
+        CHECK(recorded.lines.back().starts_with("explore: " + std::to_string(summary.crashes_tried) +
+                                                " crashes tried, "));
+        CHECK(recorded.lines.back().ends_with("s (simulated mode)"));
+    }
+
+    TEST_CASE("crash harness: every input the agent was handed is in the result") {
+        auto r = run_scenario(shop_scenario(each_mode()), {{1, crash_point::after_tool_finished}});
+        CHECK_MESSAGE(r.ok(), problems_of(r));
+        REQUIRE(r.inputs.size() == 3);
+        CHECK((r.inputs[0].step == 0 && r.inputs[0].process == 0 && r.inputs[0].steps_seen == 0));
+        CHECK((r.inputs[1].step == 1 && r.inputs[1].process == 0 && r.inputs[1].steps_seen == 1));
+        // The commit that finished step 1 opened step 2; the next process left it behind.
+        CHECK((r.inputs[2].step == 3 && r.inputs[2].process == 1 && r.inputs[2].steps_seen == 3));
+    }
+
+    TEST_CASE("crash harness: a tool a crashed simulated process left running records nothing when it returns") {
+        auto first_call = std::make_shared<std::atomic<bool>>(true);
+        auto s = shop_scenario();
+        s.tools = [first_call] {
+            auto base = shop{}.table();
+            std::vector<agentrt::tool_entry> entries(base.entries().begin(), base.entries().end());
+            for (auto& e : entries)
+                if (e.name == "send_message") {
+                    e.timeout = std::chrono::milliseconds(20);
+                    e.call = [first_call, inner = e.call](auto const& a, auto const& c) {
+                        if (first_call->exchange(false))
+                            std::this_thread::sleep_for(std::chrono::milliseconds(200)); // overruns
+                        return inner(a, c);
+                    };
+                }
+            return agentrt::tool_table(std::move(entries));
+        };
+        // The overrun interrupts step 1 and the process dies right after, its tool still running.
+        auto r = run_scenario(s, {{1, crash_point::after_step_interrupted}});
+        CHECK_MESSAGE(r.ok(), problems_of(r));
+        CHECK(r.crashes_fired.size() == 1);
+        CHECK(r.run.status == agentrt::run_status::completed);
+        CHECK(std::none_of(r.events.begin(), r.events.end(),
+                           [](agentrt::event_record const& e) { return e.data.contains("late"); }));
+        CHECK(r.invocations_of("send_message") == 2); // the overrun call, then once more when approved
+    }
+
+    namespace {
+    // A consumer's own loop over the gate, deciding by script.
+    gate_loop scripted_loop(std::vector<agentrt::decision> script, bool execute = true) {
+        return [script, execute](agentrt::gate& g, loop_start const& start) -> agentrt::result<void> {
+            auto s =
+                start.resume ? g.attach(start.run_id) : g.begin(std::string(start.goal), std::string(start.run_id));
+            if (!s)
+                return s.error();
+            if (s->pending_execution())
+                if (auto done = s->execute(); !done)
+                    return done.error();
+            while (s->run().status == agentrt::run_status::running) {
+                auto opened = s->open_step();
+                if (!opened)
+                    return opened.error();
+                if (!*opened)
+                    break;
+                auto index = **opened;
+                auto step =
+                    s->propose(index < script.size() ? script[index] : agentrt::decision::fail("past the script"));
+                if (!step)
+                    return step.error();
+                if (!execute)
+                    return {}; // forgets the allowed call
+                if (s->pending_execution())
+                    if (auto done = s->execute(); !done)
+                        return done.error();
+            }
+            return {};
+        };
+    }
+
+    std::vector<agentrt::decision> const shop_script{agentrt::decision::call("lookup_order", R"({"order_id":"ord-7"})"),
+                                                     agentrt::decision::call("send_message", mail),
+                                                     agentrt::decision::complete("refund mailed")};
+    } // namespace
+
+    TEST_CASE("crash harness: a consumer's own gate loop is explored like the driver") {
+        auto s = shop_scenario(each_mode());
+        s.agent = nullptr;
+        s.loop = scripted_loop(shop_script);
+        test_support::recording_reporter recorded;
+        scoped_reporter installed(recorded);
+        auto summary = explore(s);
+        CHECK(summary.crashes_tried >= 10);
+        CHECK(summary.failures == 0);
+        for (auto const& r : recorded.reports)
+            FAIL_CHECK(r.message);
+        auto r = run_scenario(s, {{1, crash_point::after_effect_before_outcome}});
+        CHECK(r.run.status == agentrt::run_status::completed);
+        CHECK(r.invocations_of("send_message") == 2);
+    }
+
+    TEST_CASE("crash harness: a broken gate loop is reported") {
+        auto s = shop_scenario(each_mode());
+        s.agent = nullptr;
+        s.loop = scripted_loop(shop_script, false);
+        test_support::recording_reporter recorded;
+        scoped_reporter installed(recorded);
+        CHECK(!check_scenario(s));
+        REQUIRE(recorded.reports.size() == 1);
+        auto const& message = recorded.reports[0].message;
+        CHECK(message.find("process 0: the gate loop returned while run run-1 was still running") != std::string::npos);
+        CHECK(message.find("run run-1 was left running") != std::string::npos);
+    }
+
+    TEST_CASE("crash harness: kill_anywhere kills processes at random instants and the invariants hold") {
+        CHECK(explore_random(shop_scenario(crash_mode::process),
+                             {.cases = 12, .max_crashes = 3, .seed = 5, .kill_anywhere = true}));
+    }
+
+    TEST_CASE("crash harness: kill_anywhere needs real processes") {
+        test_support::recording_reporter recorded;
+        scoped_reporter installed(recorded);
+        CHECK(!explore_random(shop_scenario(crash_mode::simulated), {.kill_anywhere = true}));
+        REQUIRE(recorded.reports.size() == 1);
+        CHECK(recorded.reports[0].message.find("needs crash_mode::process") != std::string::npos);
+    }
+
+    namespace {
+    // Replies by step: a lookup, a send, then the end.
+    struct step_model final : agentrt::model {
+        agentrt::model_result complete(agentrt::model_request const&, agentrt::model_call_context const& c) override {
+            agentrt::model_response reply;
+            if (c.step_index == 0)
+                reply.tool_calls.push_back({"call-0", "lookup_order", R"({"order_id":"ord-7"})"});
+            else if (c.step_index == 1)
+                reply.tool_calls.push_back({"call-1", "send_message", mail});
+            else
+                reply.text = "refund mailed";
+            return reply;
+        }
+    };
+
+    // Renders its request from the goal and the recorded steps; a careless one also from a counter
+    // of its own, which a new process starts again.
+    struct rendering_agent final : agentrt::agent {
+        explicit rendering_agent(bool careless) : careless(careless) {}
+        step_model model;
+        bool careless;
+        int turns = 0;
+        agentrt::decision decide(agentrt::agent_view const& view) override {
+            agentrt::model_request request;
+            request.model = "scripted";
+            request.system = "goal: " + view.run.goal;
+            for (auto const& step : view.steps)
+                request.messages.push_back({"tool", step.tool + " -> " + step.observation});
+            if (careless)
+                request.messages.push_back({"user", "turn " + std::to_string(++turns)});
+            auto reply = view.call_model(model, request);
+            if (!reply)
+                throw agentrt::exception(reply.error());
+            return agentrt::decision_from(*reply);
+        }
+    };
+
+    std::function<scenario()> rendering_scenario(bool careless) {
+        return [careless] {
+            auto s = shop_scenario();
+            s.agent = [careless] { return std::make_unique<rendering_agent>(careless); };
+            return s;
+        };
+    }
+    } // namespace
+
+    TEST_CASE("render equivalence: an agent rendering from the recorded steps renders the same bytes") {
+        test_support::recording_reporter recorded;
+        scoped_reporter installed(recorded);
+        CHECK(same_renders(rendering_scenario(false), {{1, crash_point::after_effect_before_outcome}}));
+        for (auto const& r : recorded.reports)
+            FAIL_CHECK(r.message);
+        auto r = run_scenario(rendering_scenario(false)(), {{1, crash_point::after_effect_before_outcome}});
+        REQUIRE(r.renders.size() == 3);
+        CHECK(r.renders[2].step == 2);
+        CHECK(r.renders[2].process == 1); // after the resume and the approval of the lost send
+        CHECK(r.renders[1].request.find(R"("system":"goal: mail the refund of order 7")") != std::string::npos);
+    }
+
+    TEST_CASE("render equivalence: a render that depends on the process is caught, naming the difference") {
+        test_support::recording_reporter recorded;
+        scoped_reporter installed(recorded);
+        CHECK(!same_renders(rendering_scenario(true), {{1, crash_point::after_effect_before_outcome}}));
+        REQUIRE(recorded.reports.size() == 1);
+        auto const& message = recorded.reports[0].message;
+        CHECK(message.starts_with("same_renders: step 2 rendered differently in the run with crashes (process 1) "
+                                  "than in the uncrashed run (process 0), from the same recorded steps"));
+        CHECK(message.find("turn 1") != std::string::npos);
+        CHECK(message.find("turn 3") != std::string::npos);
+    }
+
+    TEST_CASE("render equivalence: an agent that renders nothing checked nothing, and fails") {
+        test_support::recording_reporter recorded;
+        scoped_reporter installed(recorded);
+        CHECK(!same_renders([] { return shop_scenario(); }, {{1, crash_point::after_step_started}}));
+        REQUIRE(recorded.reports.size() == 1);
+        CHECK(recorded.reports[0].message ==
+              "same_renders: the agent rendered no model request, so nothing was compared");
     }
 }

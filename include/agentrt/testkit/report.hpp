@@ -14,6 +14,8 @@ class reporter {
 public:
     virtual ~reporter() = default;
     virtual void fail(std::source_location const& where, std::string_view message) = 0;
+    // A line of progress for the test log (explore's progress and summary); by default stdout.
+    virtual void log(std::string_view line);
 };
 
 // The reporter helpers use; by default one that prints to stderr (so a failure is never silent).

@@ -9,13 +9,19 @@
 //     CHECK(result.ok());                      // or: check_scenario(shop, crashes) reports problems
 //     explore(shop);                           // a crash at every point of every step it reaches
 //
-// Each process of a scenario is a real one: the run executes in a forked child, which is killed with
-// SIGKILL at the crash point (inside the commit's aftermath, or right after a tool's effect); the
-// next child resumes. The dead process writes nothing more and its lease stays held; the runtime
-// detects the dead holder at once. Every process gets the same deterministic record clock and id
-// source, continued across processes, so two runs of a scenario record the same logical store.
+// A crash is a real one as far as the runtime can tell: the dead process writes nothing more, from
+// any thread it left running, and its lease stays held; the next process resumes and the runtime
+// detects the dead holder at once. Two crash modes:
+//  - simulated (default): every process is a store handle in the test's own process
+//    (store::simulated_process). At the crash point the handle is cut off (store::simulate_crash)
+//    and the dying process's stack unwinds with simulated_process_crashed. Fast; the tools' own
+//    globals outlive a "process", so keep a tool's state in what scenario::tools builds.
+//  - process: every process is a forked child, killed with SIGKILL at the crash point.
+// Every process gets the same deterministic record clock and id source, continued across
+// processes, so two runs of a scenario record the same logical store.
 #pragma once
 
+#include <agentrt/catalog/error.hpp>
 #include <agentrt/catalog/policy.hpp>
 #include <agentrt/catalog/tool_table.hpp>
 #include <agentrt/runtime/agent.hpp>
@@ -23,6 +29,7 @@
 #include <agentrt/runtime/records.hpp>
 #include <agentrt/runtime/store.hpp>
 
+#include <chrono>
 #include <filesystem>
 #include <functional>
 #include <memory>
@@ -55,6 +62,18 @@ struct crash {
 
 std::string to_string(crash const& c);
 
+enum class crash_mode : std::uint8_t { simulated, process };
+
+// What a consumer's own gate loop is handed in each process: begin the run (gate::begin with the
+// goal and run id) or, when `resume`, go on with it (gate::attach); then drive it until it ends or
+// waits for an approval.
+struct loop_start {
+    std::string_view run_id;
+    std::string_view goal;
+    bool resume = false;
+};
+using gate_loop = std::function<result<void>(gate&, loop_start const&)>;
+
 enum class operator_answer : std::uint8_t { approve, reject, leave };
 using operator_function = std::function<operator_answer(approval_record const&)>;
 
@@ -63,6 +82,7 @@ struct scenario {
     std::function<tool_table()> tools;
     std::function<evaluator()> policy;
     std::function<std::unique_ptr<agentrt::agent>()> agent;
+    gate_loop loop; // the consumer's own loop over a gate, instead of the driver over `agent`
     std::string goal = "scenario";
     agentrt::limits limits;
     reconcile_hook reconcile;
@@ -73,6 +93,7 @@ struct scenario {
     std::int64_t clock_start_ms = 1'700'000'000'000;
     std::filesystem::path store; // empty: a fresh temporary store per run of the scenario
     agentrt::durability durability = durability::process_crash;
+    crash_mode mode = crash_mode::simulated;
     std::chrono::milliseconds lease_duration{30'000};
     int max_processes = 16; // a scenario that needs more is reported as stuck
 };
@@ -84,6 +105,21 @@ struct invocation {
     bool returned = false; // false: the process died inside the tool, or right after it
 };
 
+// What the agent was handed to decide a step.
+struct agent_input {
+    std::uint64_t step = 0;
+    int process = 0;
+    std::size_t steps_seen = 0; // recorded steps in its view
+};
+
+// A model request an agent made while deciding a step, as canonical_request writes it.
+struct rendered_request {
+    std::uint64_t step = 0;
+    int process = 0;
+    std::string input; // what identifies the recorded steps it was rendered from (a hash)
+    std::string request;
+};
+
 struct scenario_result {
     std::filesystem::path store;
     run_record run;
@@ -91,6 +127,8 @@ struct scenario_result {
     std::vector<approval_record> approvals;
     std::vector<event_record> events;
     std::vector<invocation> invocations;
+    std::vector<agent_input> inputs;
+    std::vector<rendered_request> renders;
     std::vector<crash> crashes_fired;
     int resumes = 0;
     std::vector<std::string> problems; // invariant violations, each naming its step or event
@@ -105,6 +143,13 @@ scenario_result run_scenario(scenario const& s, std::vector<crash> const& crashe
 // run_scenario, reporting every problem through the current reporter; false when any.
 bool check_scenario(scenario const& s, std::vector<crash> const& crashes = {},
                     std::source_location where = std::source_location::current());
+
+// Runs the scenario `make` builds twice, once without crashes and once with `crashes`, and fails
+// unless the agent rendered byte-identical model requests whenever it decided from the same recorded
+// steps (clock readings aside), in either run, after pauses and crashes included, naming the first
+// difference. Fails when nothing was compared.
+bool same_renders(std::function<scenario()> const& make, std::vector<crash> const& crashes,
+                  std::source_location where = std::source_location::current());
 
 struct explore_summary {
     std::size_t crashes_tried = 0;
@@ -121,11 +166,15 @@ struct explore_random_options {
     int cases = 20; // schedules tried
     std::size_t max_crashes = 3;
     std::uint64_t seed = 0; // 0: RapidCheck's configured seed (RC_PARAMS)
+    // Process mode only: instead of crash points, kill the processes with SIGKILL at random instants
+    // (within the uncrashed run's duration), inside transactions and tools included.
+    bool kill_anywhere = false;
 };
 
 // A RapidCheck property over schedules of up to `max_crashes` crashes, drawn from the points the
-// uncrashed scenario reaches; a failing schedule is shrunk to the smallest one that still fails.
-// (A crash a schedule makes unreachable, because an earlier crash changed the path, is no failure.)
+// uncrashed scenario reaches (or, with kill_anywhere, random instants); a failing schedule is shrunk
+// to the smallest one that still fails. (A crash a schedule makes unreachable, because an earlier
+// crash changed the path, is no failure.)
 bool explore_random(scenario const& s, explore_random_options const& options = {},
                     std::source_location where = std::source_location::current());
 
