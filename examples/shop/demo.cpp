@@ -100,6 +100,7 @@ int main(int argc, char** argv) {
     auto s = shop_scenario(outbox);
     s.store = work;
     s.deterministic = false; // real time, as the operator's command and the third process see it
+    s.mode = agentrt::testkit::crash_mode::process; // a real process, really killed
     s.answer = [](agentrt::approval_record const&) { return agentrt::testkit::operator_answer::leave; };
     auto first = agentrt::testkit::run_scenario(s, {{1, agentrt::testkit::crash_point::after_effect_before_outcome}});
     std::cout << "   crashes: " << first.crashes_fired.size() << ", resumes: " << first.resumes << ", run "
