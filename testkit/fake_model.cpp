@@ -5,6 +5,7 @@
 
 #include <boost/json/object.hpp>
 
+#include <algorithm>
 #include <condition_variable>
 #include <stdexcept>
 #include <utility>
@@ -164,7 +165,23 @@ turn turn::with_stop(stop_reason stop) const {
 
 // --- the model --------------------------------------------------------------------------------
 
-fake_model::fake_model(std::vector<turn> script) : script_(std::move(script)) {}
+fake_model::fake_model(std::vector<turn> script) : script_(std::move(script)), taken_(script_.size()) {}
+
+fake_model::fake_model(per_decision_t, std::vector<std::vector<turn>> decisions)
+    : script_([&] {
+          std::vector<turn> all;
+          for (auto& list : decisions)
+              for (auto& t : list)
+                  all.push_back(std::move(t)); // the list keeps its size, which decision_starts_ reads
+          return all;
+      }()),
+      decision_starts_([&] {
+          std::vector<std::size_t> starts{0};
+          for (auto const& list : decisions)
+              starts.push_back(starts.back() + list.size());
+          return starts;
+      }()),
+      taken_(script_.size()) {}
 
 void fake_model::on_chunk(std::function<void(text_chunk const&)> observer) {
     std::lock_guard lock(mutex_);
@@ -183,7 +200,38 @@ std::size_t fake_model::calls() const {
 
 std::size_t fake_model::remaining() const {
     std::lock_guard lock(mutex_);
-    return script_.size() - next_;
+    return static_cast<std::size_t>(std::count(taken_.begin(), taken_.end(), false));
+}
+
+turn const* fake_model::pick(std::uint64_t call, model_request const& request, model_call_context const& context,
+                             std::string& missing) {
+    auto const none = "fake model has no turn for " + where(call, context) + ": ";
+    std::size_t index = 0;
+    if (decision_starts_.empty()) {
+        index = call - 1;
+        if (index >= script_.size()) {
+            missing = none + "its script has " + std::to_string(script_.size()) + " turns";
+            return nullptr;
+        }
+    } else {
+        auto const decisions = decision_starts_.size() - 1;
+        auto const decision = static_cast<std::size_t>(std::count_if(
+            request.messages.begin(), request.messages.end(), [](auto const& m) { return m.role == "assistant"; }));
+        auto const carrying = "a request carrying " + std::to_string(decision) + " earlier decisions";
+        if (decision >= decisions) {
+            missing =
+                none + "its script has turns for " + std::to_string(decisions) + " decisions, not for " + carrying;
+            return nullptr;
+        }
+        auto const first = decision_starts_[decision], end = decision_starts_[decision + 1];
+        index = first + context.attempt - 1;
+        if (context.attempt == 0 || index >= end) {
+            missing = none + "its script has " + std::to_string(end - first) + " turns for " + carrying;
+            return nullptr;
+        }
+    }
+    taken_[index] = true;
+    return &script_[index];
 }
 
 model_result fake_model::complete(model_request const& request, model_call_context const& context) {
@@ -191,22 +239,21 @@ model_result fake_model::complete(model_request const& request, model_call_conte
                             request, canonical_text(request)};
     turn const* t = nullptr;
     std::uint64_t call = 0;
+    std::string missing;
     {
         std::lock_guard lock(mutex_);
         call = record.call = requests_.size() + 1;
         requests_.push_back(std::move(record));
-        if (next_ < script_.size())
-            t = &script_[next_++];
+        t = pick(call, request, context, missing);
     }
     if (!t)
-        throw std::out_of_range("fake model has no turn for " + where(call, context) + ": its script has " +
-                                std::to_string(script_.size()) + " turns");
-    return play(*t, call, context, request);
+        throw std::out_of_range(missing);
+    return play(*t, static_cast<std::size_t>(t - script_.data()) + 1, call, context, request);
 }
 
-model_result fake_model::play(turn const& t, std::uint64_t call, model_call_context const& context,
+model_result fake_model::play(turn const& t, std::size_t number, std::uint64_t call, model_call_context const& context,
                               model_request const& request) {
-    auto const name = "fake model, turn " + std::to_string(call) + " (" + std::string(t.kind()) + "): ";
+    auto const name = "fake model, turn " + std::to_string(number) + " (" + std::string(t.kind()) + "): ";
     switch (t.action_) {
     case turn::action::reply: {
         if (t.kind() == "unknown_tool" && offers_tool(request, t.response_.tool_calls.front().name))
@@ -215,7 +262,8 @@ model_result fake_model::play(turn const& t, std::uint64_t call, model_call_cont
         deliver(call, t.chunks_);
         model_response out = t.response_;
         for (std::size_t i = 0; i < out.tool_calls.size(); ++i)
-            out.tool_calls[i].id = "call-" + std::to_string(call) + "-" + std::to_string(i + 1);
+            out.tool_calls[i].id =
+                "call-" + std::to_string(number) + "-" + std::to_string(i + 1); // same in every process
         return out;
     }
     case turn::action::abort:
@@ -236,8 +284,8 @@ model_result fake_model::play(turn const& t, std::uint64_t call, model_call_cont
     bool const forever = until == clock::time_point::max();
     if (forever && !context.stop.stop_possible())
         throw std::logic_error(name + where(call, context) +
-                               " has no deadline and no stop token, so it would stall forever: give the stall a "
-                               "bound, turn::stall(std::chrono::milliseconds(...))");
+                               " has no deadline and no stop token, so the stall would never end: give it a bound, "
+                               "turn::stall(std::chrono::milliseconds(...))");
     std::mutex m;
     std::condition_variable_any never_notified;
     std::unique_lock lock(m);

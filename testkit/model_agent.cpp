@@ -18,9 +18,11 @@ model_request model_agent::render(run_record const& run, std::span<step_record c
     r.max_output_tokens = options_.max_output_tokens;
     r.messages.push_back({"user", run.goal});
     for (auto const& step : steps) {
-        // A step interrupted while deciding has no decision: nothing was asked, nothing is shown.
-        if (!step.decision.empty())
-            r.messages.push_back({"assistant", step.decision});
+        // A step interrupted while deciding decided nothing and did nothing: leaving it out keeps a
+        // crash in a decision from changing the next request.
+        if (step.decision.empty())
+            continue;
+        r.messages.push_back({"assistant", step.decision});
         if (!step.observation.empty())
             r.messages.push_back({"tool", step.observation});
         else if (!step.error.empty())

@@ -3,6 +3,7 @@
 
 #include <agentrt/catalog/canonical_json.hpp>
 #include <agentrt/testkit/model_agent.hpp>
+#include <agentrt/testkit/scenario.hpp>
 
 #include "runtime/fixture.hpp"
 
@@ -248,6 +249,59 @@ TEST_SUITE("testkit") {
             numbers.insert(r.call);
         CHECK(numbers.size() == 200);
         CHECK(*numbers.rbegin() == 200);
+    }
+
+    TEST_CASE("fake model per decision: a call takes the turn of its decision and attempt, whatever came before") {
+        fake_model model(per_decision,
+                         {{turn::text("first decision")}, {turn::transient_failure(503), turn::text("second")}});
+        auto after = [](int decisions) {
+            auto r = ask();
+            for (int i = 0; i < decisions; ++i)
+                r.messages.push_back({"assistant", "{}"});
+            return r;
+        };
+        auto attempt = [](std::uint32_t a) {
+            return agentrt::model_call_context{"run-7", 5, a, steady_clock::now() + milliseconds(100), {}};
+        };
+        CHECK(failure(model.complete(after(1), attempt(1))).message == "HTTP 503: overloaded");
+        CHECK(model.remaining() == 2);
+        CHECK(reply(model.complete(after(0), attempt(1))).text == "first decision");
+        CHECK(reply(model.complete(after(1), attempt(2))).text == "second");
+        CHECK(reply(model.complete(after(0), attempt(1))).text == "first decision"); // asked again: the same answer
+        CHECK(model.remaining() == 0);
+        CHECK(model.calls() == 4);
+        CHECK_THROWS_WITH_AS(model.complete(after(1), attempt(3)),
+                             "fake model has no turn for call 5 (run run-7, step 5, attempt 3): its script has 2 turns "
+                             "for a request carrying 1 earlier decisions",
+                             std::out_of_range);
+        CHECK_THROWS_WITH_AS(model.complete(after(2), attempt(1)),
+                             "fake model has no turn for call 6 (run run-7, step 5, attempt 1): its script has turns "
+                             "for 2 decisions, not for a request carrying 2 earlier decisions",
+                             std::out_of_range);
+    }
+
+    TEST_CASE("fake model per decision: a crashed and resumed scenario gets each decision's answer in every process") {
+        using catalogue = agentrt::catalog<test_tools::lookup_order>;
+        fake_model model(per_decision,
+                         {{turn::call("lookup_order", R"({"order_id":"ord-1"})")}, {turn::text("ord-1 has shipped")}});
+        scenario s;
+        s.tools = [] { return catalogue{}.table(); };
+        s.policy = [] {
+            return agentrt::evaluator("allow-all/1",
+                                      [](auto const&, auto const&, auto const&) { return agentrt::allow(); });
+        };
+        s.agent = [&model] { return std::make_unique<model_agent>(model, catalogue{}.table()); };
+        // The resumed process starts from a fresh copy of the model, and decides step 2 (the dead process
+        // had opened step 1, now left behind): keyed by call it would ask for the lookup again, keyed by
+        // step index it would have no turn.
+        auto r = run_scenario(s, {{0, crash_point::after_tool_finished}});
+        CHECK(r.ok());
+        CHECK(r.crashes_fired.size() == 1);
+        REQUIRE(r.steps.size() == 3);
+        CHECK(r.steps[1].status == step_status::interrupted);
+        CHECK(r.run.status == run_status::completed);
+        CHECK(r.run.message == "ord-1 has shipped");
+        CHECK(r.invocations_of("lookup_order") == 1);
     }
 
     // --- through a driver on a store ---

@@ -11,6 +11,15 @@
 // malformed argument bytes). Every request is recorded with its canonical bytes. A call past the end
 // of the script throws std::out_of_range naming the call, so a test that runs longer than it
 // scripted fails loudly rather than hanging or inventing a reply.
+//
+// In a scenario that crashes and resumes, each process starts with a fresh copy of the model, so a
+// script taken in call order would start over after every crash; and a crash can leave a step behind
+// undecided, so the next decision has another step index. A script `per_decision` keys the turns by
+// the conversation instead: turn list i answers a request that carries i earlier decisions (i
+// assistant messages), in every process:
+//
+//     fake_model model(per_decision, {{turn::call("lookup_order", R"({"order_id":"ord-1"})")},   // 1st
+//                                     {turn::transient_failure(503), turn::text("shipped")}});  // 2nd
 #pragma once
 
 #include <agentrt/runtime/model.hpp>
@@ -109,11 +118,21 @@ struct recorded_request {
 // request_hash, and the bytes render-equivalence compares.
 std::string canonical_text(model_request const& request);
 
+// Selects the script keyed by decision: fake_model(per_decision, {...}).
+struct per_decision_t {
+    explicit per_decision_t() = default;
+};
+inline constexpr per_decision_t per_decision{};
+
 class fake_model final : public model {
 public:
+    // Turn N answers the Nth call.
     explicit fake_model(std::vector<turn> script);
+    // decisions[i][a - 1] answers attempt a (the runtime's retries of one call count attempts) of a
+    // request with i assistant messages, however often and in whichever process it is made.
+    fake_model(per_decision_t, std::vector<std::vector<turn>> decisions);
 
-    // Takes the next turn; throws std::out_of_range past the script (see the header comment).
+    // Plays the call's turn; throws std::out_of_range past the script (see the header comment).
     model_result complete(model_request const& request, model_call_context const& context) override;
 
     // Sees every chunk of streamed text as it is delivered, in order, outside the model's lock.
@@ -121,17 +140,21 @@ public:
 
     std::vector<recorded_request> requests() const; // a copy: safe while calls go on
     std::size_t calls() const;                      // calls received, past the script included
-    std::size_t remaining() const;                  // turns not taken yet
+    std::size_t remaining() const;                  // turns never taken
     std::size_t turns() const noexcept { return script_.size(); }
 
 private:
-    model_result play(turn const& t, std::uint64_t call, model_call_context const& context,
+    // The turn for a call, or null past the script (with why in `missing`).
+    turn const* pick(std::uint64_t call, model_request const& request, model_call_context const& context,
+                     std::string& missing);
+    model_result play(turn const& t, std::size_t number, std::uint64_t call, model_call_context const& context,
                       model_request const& request);
     void deliver(std::uint64_t call, std::vector<std::string> const& chunks);
 
     std::vector<turn> const script_;
+    std::vector<std::size_t> const decision_starts_; // per decision: where list i begins, and the end
     mutable std::mutex mutex_;
-    std::size_t next_ = 0;
+    std::vector<bool> taken_;
     std::vector<recorded_request> requests_;
     std::function<void(text_chunk const&)> observer_;
 };

@@ -6,9 +6,9 @@
 //     agentrt::driver(store, table, policy, agent).start("where is ord-1?");
 //
 // Each step it renders one request from the recorded data alone: the system text, the goal as the
-// user's message, then for every earlier step its decision (verbatim, as the assistant) and what came
-// of it (the observation, or the step's status and error, as the tool); the catalogue's tool
-// definitions ride along. No clock, id or counter enters the render, so identical recorded steps
+// user's message, then for every earlier step that decided something its decision (verbatim, as the
+// assistant) and what came of it (the observation, or the step's status and error, as the tool); the
+// catalogue's tool definitions ride along. No clock, id or counter enters the render, so identical recorded steps
 // render byte-identical requests. The call goes through view.call_model, so the runtime limits,
 // records and retries it; the reply becomes the decision through agentrt::decision_from.
 #pragma once
