@@ -262,8 +262,9 @@ model_result fake_model::play(turn const& t, std::size_t number, std::uint64_t c
         deliver(call, t.chunks_);
         model_response out = t.response_;
         for (std::size_t i = 0; i < out.tool_calls.size(); ++i)
-            out.tool_calls[i].id =
-                "call-" + std::to_string(number) + "-" + std::to_string(i + 1); // same in every process
+            if (out.tool_calls[i].id.empty())
+                out.tool_calls[i].id =
+                    "call-" + std::to_string(number) + "-" + std::to_string(i + 1); // same in every process
         return out;
     }
     case turn::action::abort:

@@ -93,6 +93,19 @@ TEST_SUITE("testkit") {
         CHECK(r.stop == agentrt::stop_reason::tool_use);
     }
 
+    TEST_CASE("fake model: a reply turn is given as is, ids it lacks filled in") {
+        agentrt::model_response given;
+        given.tool_calls = {{"toolu_01", "lookup_order", "{}"}, {"", "wipe_account", "{}"}};
+        given.usage = {5, 6};
+        fake_model model({turn::reply(given)});
+        auto const r = reply(model.complete(ask(), context()));
+        REQUIRE(r.tool_calls.size() == 2);
+        CHECK(r.tool_calls[0].id == "toolu_01");
+        CHECK(r.tool_calls[1].id == "call-1-2");
+        CHECK(r.usage.output_tokens == 6);
+        CHECK(r.stop == agentrt::stop_reason::end_turn);
+    }
+
     TEST_CASE("fake model: usage and stop reason are the turn's own") {
         fake_model model({turn::text("cut short").with_usage(1200, 1024).with_stop(agentrt::stop_reason::max_tokens)});
         auto const r = reply(model.complete(ask(), context()));

@@ -54,7 +54,7 @@ public:
     static turn call(std::string tool, std::string arguments);
     // A reply asking for several tool calls in one turn (the runtime runs the first, notes the others).
     static turn calls(std::vector<scripted_call> calls);
-    // A reply given as is.
+    // A reply given as is (tool calls without an id get one, as every scripted call does).
     static turn reply(model_response response);
 
     // --- failures ---
@@ -71,7 +71,8 @@ public:
     static turn permanent_failure(int status = 400, std::string message = "invalid request");
     // A tool call naming a tool the request does not offer (checked against the request's tools).
     static turn unknown_tool(std::string tool, std::string arguments = "{}");
-    // A tool call whose argument bytes are not JSON (checked: bytes that parse are a script mistake).
+    // A tool call whose argument bytes the JSON boundary refuses (checked: bytes it accepts are a
+    // mistake in the script, reported by std::invalid_argument).
     static turn malformed_arguments(std::string tool, std::string bytes = R"({"order_id":)");
 
     // --- details of a reply turn (a failure turn has none: they throw std::logic_error there) ---
