@@ -3,7 +3,9 @@
 
 #include <agentrt/testkit/check_policy.hpp>
 #include <agentrt/testkit/doctest.hpp>
+#include <agentrt/testkit/fake_model.hpp>
 #include <agentrt/testkit/fuzz.hpp>
+#include <agentrt/testkit/model_agent.hpp>
 #include <agentrt/testkit/scenario.hpp>
 
 #include <doctest/doctest.h>
@@ -79,6 +81,22 @@ TEST_CASE("a mail the reconcile hook finds in the mail log is not sent again") {
     auto r = run_scenario(s, {{1, crash_point::after_effect_before_outcome}});
     CHECK(r.ok());
     CHECK(r.invocations_of("send_email") == 1);
+}
+
+TEST_CASE("an agent asking a flaky model refunds the order through a crash in the mail step") {
+    // Keyed by decision, so the process that resumes after the crash gets the same answers.
+    fake_model model(per_decision,
+                     {
+                         {turn::transient_failure(503), turn::call("lookup_order", R"({"order_id":"ord-1042"})")},
+                         {turn::call("send_email", customer_mail)},
+                         {turn::chunks({"Refund mail ", "sent."})},
+                     });
+    auto s = refund_scenario();
+    s.agent = [&model] { return std::make_unique<model_agent>(model, shop::tools{}.table()); };
+    auto r = run_scenario(s, {{1, crash_point::after_effect_before_outcome}});
+    CHECK(r.ok());
+    CHECK(r.invocations_of("send_email") == 2); // once lost, once approved by the operator
+    CHECK(r.run.message == "Refund mail sent.");
 }
 
 TEST_CASE("explore: a crash at every point of every step keeps every promise") {
