@@ -48,18 +48,6 @@ std::string where(std::uint64_t call, model_call_context const& c) {
 
 } // namespace
 
-std::string canonical_text(model_request const& r) {
-    // The same document the runtime hashes (runtime/model.cpp): a test pins that they agree.
-    boost::json::array messages;
-    for (auto const& m : r.messages)
-        messages.push_back(boost::json::object{{"role", m.role}, {"content", m.content}});
-    return canonical_json(boost::json::object{{"model", r.model},
-                                              {"system", r.system},
-                                              {"messages", std::move(messages)},
-                                              {"tools", r.tools},
-                                              {"max_output_tokens", r.max_output_tokens}});
-}
-
 // --- turns ------------------------------------------------------------------------------------
 
 turn turn::text(std::string text) {
@@ -236,7 +224,7 @@ turn const* fake_model::pick(std::uint64_t call, model_request const& request, m
 
 model_result fake_model::complete(model_request const& request, model_call_context const& context) {
     recorded_request record{0,       std::string(context.run_id), context.step_index, context.attempt,
-                            request, canonical_text(request)};
+                            request, canonical_request(request)};
     turn const* t = nullptr;
     std::uint64_t call = 0;
     std::string missing;

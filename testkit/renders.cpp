@@ -17,7 +17,7 @@ rendered_request rendered(agent& a, step_input const& input, std::source_locatio
     std::optional<rendered_request> first;
     auto record = [&first](model&, model_request const& request) -> result<model_response> {
         if (!first)
-            first = rendered_request{request, canonical_text(request)};
+            first = rendered_request{request, canonical_request(request)};
         return model_response{};
     };
     auto const which = "step " + std::to_string(input.step_index) + " of run " + input.run.id;

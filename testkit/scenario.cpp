@@ -532,7 +532,7 @@ scenario_result run_scenario_killed(scenario const& s, std::vector<crash> const&
     }
     for (auto const& line : log.lines(harness_log::renders)) {
         std::istringstream in(line);
-        rendered_request r;
+        agent_render r;
         in >> r.step >> r.process >> r.input;
         in.get();
         std::getline(in, r.request);
@@ -673,7 +673,7 @@ bool same_renders(std::function<scenario()> const& make, std::vector<crash> cons
 
     // The request first rendered from each input in the uncrashed run; every other rendering from
     // the same input, in either run, must be the same bytes.
-    std::map<std::string, rendered_request const*> reference;
+    std::map<std::string, agent_render const*> reference;
     for (auto const& r : first.renders)
         reference.emplace(r.input, &r);
     std::size_t compared = 0;

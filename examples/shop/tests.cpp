@@ -10,6 +10,8 @@
 
 #include <doctest/doctest.h>
 
+#include <memory>
+
 using namespace agentrt::testkit;
 
 namespace {
@@ -97,6 +99,19 @@ TEST_CASE("an agent asking a flaky model refunds the order through a crash in th
     CHECK(r.ok());
     CHECK(r.invocations_of("send_email") == 2); // once lost, once approved by the operator
     CHECK(r.run.message == "Refund mail sent.");
+}
+
+TEST_CASE("the agent renders the same model requests after a crash and an approval") {
+    auto with_model_agent = [] {
+        auto model = std::make_shared<fake_model>(
+            per_decision, std::vector<std::vector<turn>>{{turn::call("lookup_order", R"({"order_id":"ord-1042"})")},
+                                                         {turn::call("send_email", customer_mail)},
+                                                         {turn::text("Refund mail sent.")}});
+        auto s = refund_scenario();
+        s.agent = [model] { return std::make_unique<model_agent>(*model, shop::tools{}.table()); };
+        return s;
+    };
+    CHECK(same_renders(with_model_agent, {{1, crash_point::after_effect_before_outcome}}));
 }
 
 TEST_CASE("explore: a crash at every point of every step keeps every promise") {

@@ -80,7 +80,7 @@ TEST_SUITE("testkit") {
         fake_model model({});
         model_agent agent(model, w.table);
         std::vector<agentrt::step_record> steps{step(0, step_status::done, decision::call("lookup_order", "{}"), "{}")};
-        auto const before = canonical_text(agent.render(goal("g"), steps));
+        auto const before = agentrt::canonical_request(agent.render(goal("g"), steps));
         auto run = goal("g");
         run.id = "run-2";
         run.created_ms = 42;
@@ -89,9 +89,9 @@ TEST_SUITE("testkit") {
         steps[0].started_ms = 1000;
         steps[0].finished_ms = 2000;
         steps[0].run_id = "run-2";
-        CHECK(canonical_text(agent.render(run, steps)) == before);
+        CHECK(agentrt::canonical_request(agent.render(run, steps)) == before);
         steps[0].observation = R"({"order":"ord-2"})";
-        CHECK(canonical_text(agent.render(run, steps)) != before);
+        CHECK(agentrt::canonical_request(agent.render(run, steps)) != before);
     }
 
     TEST_CASE("model agent: the options name the model, the system text, the tool shape and the output cap") {

@@ -47,7 +47,7 @@ TEST_SUITE("testkit") {
         CHECK(first.text.size() > 0);
         CHECK(first == rendered(agent, after_one_lookup(R"({"status":"shipped"})")));
         CHECK(first != rendered(agent, after_one_lookup(R"({"status":"lost"})")));
-        CHECK(first.text == canonical_text(first.request));
+        CHECK(first.text == agentrt::canonical_request(first.request));
         CHECK(first.request.messages.size() == 3);
         CHECK(never_called.calls() == 0); // the agent's own model is never asked
     }

@@ -112,12 +112,8 @@ struct recorded_request {
     std::uint64_t step_index = 0;
     std::uint32_t attempt = 1;
     model_request request;
-    std::string text; // canonical_text(request)
+    std::string text; // canonical_request(request)
 };
-
-// The canonical JSON of a request: the bytes whose SHA-256 the runtime records as a call's
-// request_hash, and the bytes render-equivalence compares.
-std::string canonical_text(model_request const& request);
 
 // Selects the script keyed by decision: fake_model(per_decision, {...}).
 struct per_decision_t {

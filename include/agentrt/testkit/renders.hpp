@@ -32,7 +32,7 @@ struct step_input {
 
 struct rendered_request {
     model_request request;
-    std::string text; // canonical_text(request); empty when the agent made no model call
+    std::string text; // canonical_request(request); empty when the agent made no model call
 
     // Renders are the same when their canonical bytes are.
     friend bool operator==(rendered_request const& a, rendered_request const& b) noexcept { return a.text == b.text; }

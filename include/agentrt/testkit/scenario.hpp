@@ -113,7 +113,7 @@ struct agent_input {
 };
 
 // A model request an agent made while deciding a step, as canonical_request writes it.
-struct rendered_request {
+struct agent_render {
     std::uint64_t step = 0;
     int process = 0;
     std::string input; // what identifies the recorded steps it was rendered from (a hash)
@@ -128,7 +128,7 @@ struct scenario_result {
     std::vector<event_record> events;
     std::vector<invocation> invocations;
     std::vector<agent_input> inputs;
-    std::vector<rendered_request> renders;
+    std::vector<agent_render> renders;
     std::vector<crash> crashes_fired;
     int resumes = 0;
     std::vector<std::string> problems; // invariant violations, each naming its step or event
