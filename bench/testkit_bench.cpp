@@ -45,7 +45,7 @@ agentrt::testkit::scenario ten_steps(agentrt::testkit::crash_mode mode) {
 
 // A reporter that keeps the test log quiet: the benchmark's output is its table.
 struct quiet_reporter final : agentrt::testkit::reporter {
-    void fail(std::source_location const&, std::string_view message) override {
+    void fail(agentrt::testkit::source_location const&, std::string_view message) override {
         std::fprintf(stderr, "%.*s\n", int(message.size()), message.data());
     }
     void log(std::string_view) override {}

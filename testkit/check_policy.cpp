@@ -67,7 +67,7 @@ std::string mismatch(wanted const& want, verdict const& got) {
 } // namespace
 
 bool check_policy(evaluator const& policy, tool_table const& table, std::vector<policy_case> const& cases,
-                  std::source_location where) {
+                  source_location where) {
     if (cases.empty()) {
         current_reporter().fail(where, "check_policy: no cases, so nothing was checked");
         return false;

@@ -11,7 +11,7 @@
 
 namespace agentrt::testkit {
 
-bool explore_random(scenario const& s, explore_random_options const& options, std::source_location where) {
+bool explore_random(scenario const& s, explore_random_options const& options, source_location where) {
     if (options.kill_anywhere && s.mode != crash_mode::process) {
         current_reporter().fail(where, "explore_random: kill_anywhere kills processes, so the scenario needs "
                                        "crash_mode::process");

@@ -7,7 +7,7 @@
 namespace agentrt::testkit {
 namespace {
 
-bool reported(fuzz::check_report const& r, char const* check, std::source_location const& where) {
+bool reported(fuzz::check_report const& r, char const* check, source_location const& where) {
     if (!r) {
         current_reporter().fail(where, std::string(check) + ": " + r.message);
         return false;
@@ -18,12 +18,12 @@ bool reported(fuzz::check_report const& r, char const* check, std::source_locati
 
 } // namespace
 
-bool fuzz_check(tool_table const& table, fuzz::fuzz_check_options const& options, std::source_location where) {
+bool fuzz_check(tool_table const& table, fuzz::fuzz_check_options const& options, source_location where) {
     return reported(fuzz::fuzz_check(table, options), "fuzz_check", where);
 }
 
 bool never(evaluator const& policy, tool_table const& table, side_effect effect, outcome forbidden,
-           fuzz::never_options const& options, std::source_location where) {
+           fuzz::never_options const& options, source_location where) {
     return reported(fuzz::never(policy, table, effect, forbidden, options), "never", where);
 }
 

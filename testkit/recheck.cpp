@@ -105,7 +105,7 @@ std::string listed(std::string title, std::vector<std::string> const& lines) {
 
 } // namespace
 
-bool recheck(run_records const& records, tool_table const& table, evaluator const& policy, std::source_location where) {
+bool recheck(run_records const& records, tool_table const& table, evaluator const& policy, source_location where) {
     auto r = recheck_run(records, table, policy);
     bool ok = true;
     if (r.rechecked == 0) {
@@ -128,7 +128,7 @@ bool recheck(run_records const& records, tool_table const& table, evaluator cons
 }
 
 bool recheck_differs(run_records const& records, tool_table const& table, evaluator const& policy,
-                     std::vector<std::uint64_t> steps, std::source_location where) {
+                     std::vector<std::uint64_t> steps, source_location where) {
     auto r = recheck_run(records, table, policy);
     std::sort(steps.begin(), steps.end());
     if (r.rechecked == 0) {
@@ -148,7 +148,7 @@ bool recheck_differs(run_records const& records, tool_table const& table, evalua
 }
 
 bool recheck_partial(run_records const& records, tool_table const& table, evaluator const& policy,
-                     std::source_location where) {
+                     source_location where) {
     auto r = recheck_run(records, table, policy);
     if (r.differences.empty())
         return true;

@@ -13,7 +13,7 @@ std::ostream& operator<<(std::ostream& out, rendered_request const& r) {
     return out << (r.text.empty() ? std::string("(no model request)") : r.text);
 }
 
-rendered_request rendered(agent& a, step_input const& input, std::source_location where) {
+rendered_request rendered(agent& a, step_input const& input, source_location where) {
     std::optional<rendered_request> first;
     auto record = [&first](model&, model_request const& request) -> result<model_response> {
         if (!first)

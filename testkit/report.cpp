@@ -13,7 +13,7 @@ namespace {
 
 class stderr_reporter final : public reporter {
 public:
-    void fail(std::source_location const& where, std::string_view message) override {
+    void fail(source_location const& where, std::string_view message) override {
         std::cerr << where.file_name() << ':' << where.line() << ": agentrt test kit: " << message << '\n';
     }
 };

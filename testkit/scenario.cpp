@@ -579,7 +579,7 @@ std::string describe(scenario_result const& r, std::vector<crash> const& crashes
     return out;
 }
 
-bool check_scenario(scenario const& s, std::vector<crash> const& crashes, std::source_location where) {
+bool check_scenario(scenario const& s, std::vector<crash> const& crashes, source_location where) {
     auto r = run_scenario(s, crashes);
     if (r.ok())
         return true;
@@ -606,7 +606,7 @@ std::vector<crash> reachable_points(scenario_result const& baseline) {
     return points;
 }
 
-explore_summary explore(scenario const& s, std::source_location where) {
+explore_summary explore(scenario const& s, source_location where) {
     auto started = std::chrono::steady_clock::now();
     explore_summary summary;
     auto baseline = run_scenario(s);
@@ -656,8 +656,7 @@ std::string first_difference(std::string const& a, std::string const& b) {
 
 } // namespace
 
-bool same_renders(std::function<scenario()> const& make, std::vector<crash> const& crashes,
-                  std::source_location where) {
+bool same_renders(std::function<scenario()> const& make, std::vector<crash> const& crashes, source_location where) {
     auto fail = [&](std::string const& message) {
         current_reporter().fail(where, "same_renders: " + message);
         return false;

@@ -30,7 +30,7 @@ struct contract {
 
 } // namespace
 
-bool check_store_contract(std::function<store()> const& open, std::source_location where) {
+bool check_store_contract(std::function<store()> const& open, source_location where) {
     contract c;
     try {
         {

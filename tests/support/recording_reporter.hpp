@@ -17,7 +17,7 @@ struct recording_reporter final : agentrt::testkit::reporter {
     std::vector<report> reports;
     std::vector<std::string> lines; // what went to the test log
 
-    void fail(std::source_location const& where, std::string_view message) override {
+    void fail(agentrt::testkit::source_location const& where, std::string_view message) override {
         reports.push_back({where.file_name(), unsigned(where.line()), std::string(message)});
     }
     void log(std::string_view line) override { lines.emplace_back(line); }

@@ -13,11 +13,12 @@
 // disagreements are reported as one aligned table: case, request, want, got, detail.
 #pragma once
 
+#include <agentrt/testkit/report.hpp>
+
 #include <agentrt/catalog/catalog.hpp>
 #include <agentrt/testkit/view.hpp>
 
 #include <optional>
-#include <source_location>
 #include <string>
 #include <vector>
 
@@ -51,11 +52,11 @@ struct policy_case {
 // Reports every disagreement as one table through the current reporter; false when any case
 // disagrees or there are no cases.
 bool check_policy(evaluator const& policy, tool_table const& table, std::vector<policy_case> const& cases,
-                  std::source_location where = std::source_location::current());
+                  source_location where = source_location::current());
 
 template <class Policy, class... Tools>
 bool check_policy(Policy policy, catalog<Tools...> const& tools, std::vector<policy_case> const& cases,
-                  std::source_location where = std::source_location::current()) {
+                  source_location where = source_location::current()) {
     return check_policy(lower_policy(std::move(policy), tools), tools.table(), cases, where);
 }
 

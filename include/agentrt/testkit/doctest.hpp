@@ -15,7 +15,7 @@ namespace agentrt::testkit {
 class doctest_reporter final : public reporter {
 public:
     doctest_reporter() noexcept { set_reporter(this); }
-    void fail(std::source_location const& where, std::string_view message) override {
+    void fail(source_location const& where, std::string_view message) override {
         std::string text(message);
         DOCTEST_ADD_FAIL_CHECK_AT(where.file_name(), int(where.line()), text);
     }

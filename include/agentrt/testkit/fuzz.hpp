@@ -8,22 +8,22 @@
 // fails the test at the caller's line, and a passing check prints its summary line.
 #pragma once
 
+#include <agentrt/testkit/report.hpp>
+
 #include <agentrt/catalog/catalog.hpp>
 #include <agentrt/fuzz/check.hpp>
-
-#include <source_location>
 
 namespace agentrt::testkit {
 
 bool fuzz_check(tool_table const& table, fuzz::fuzz_check_options const& options = {},
-                std::source_location where = std::source_location::current());
+                source_location where = source_location::current());
 
 bool never(evaluator const& policy, tool_table const& table, side_effect effect, outcome forbidden,
-           fuzz::never_options const& options = {}, std::source_location where = std::source_location::current());
+           fuzz::never_options const& options = {}, source_location where = source_location::current());
 
 template <class Policy, class... Tools>
 bool never(Policy policy, catalog<Tools...> const& tools, side_effect effect, outcome forbidden,
-           fuzz::never_options const& options = {}, std::source_location where = std::source_location::current()) {
+           fuzz::never_options const& options = {}, source_location where = source_location::current()) {
     return never(lower_policy(std::move(policy), tools), tools.table(), effect, forbidden, options, where);
 }
 

@@ -9,6 +9,8 @@
 // runtime handed the policy, rebuilt from the record (the steps and approvals it had seen).
 #pragma once
 
+#include <agentrt/testkit/report.hpp>
+
 #include <agentrt/catalog/policy.hpp>
 #include <agentrt/catalog/tool_table.hpp>
 #include <agentrt/runtime/records.hpp>
@@ -16,7 +18,6 @@
 #include <agentrt/testkit/scenario.hpp>
 
 #include <cstdint>
-#include <source_location>
 #include <string>
 #include <vector>
 
@@ -43,12 +44,12 @@ recheck_report recheck_run(run_records const& records, tool_table const& table, 
 
 // Fails on any difference, on a record it cannot re-check, and when nothing was re-checked.
 bool recheck(run_records const& records, tool_table const& table, evaluator const& policy,
-             std::source_location where = std::source_location::current());
+             source_location where = source_location::current());
 // Fails unless exactly `steps` decide differently; and when nothing was re-checked.
 bool recheck_differs(run_records const& records, tool_table const& table, evaluator const& policy,
-                     std::vector<std::uint64_t> steps, std::source_location where = std::source_location::current());
+                     std::vector<std::uint64_t> steps, source_location where = source_location::current());
 // Fails on any difference; tolerates records that cannot be re-checked (and re-checking nothing).
 bool recheck_partial(run_records const& records, tool_table const& table, evaluator const& policy,
-                     std::source_location where = std::source_location::current());
+                     source_location where = source_location::current());
 
 } // namespace agentrt::testkit

@@ -10,13 +10,14 @@
 // renders nothing cannot be checked for render equivalence.
 #pragma once
 
+#include <agentrt/testkit/report.hpp>
+
 #include <agentrt/runtime/agent.hpp>
 #include <agentrt/runtime/model.hpp>
 #include <agentrt/runtime/records.hpp>
 
 #include <cstdint>
 #include <iosfwd>
-#include <source_location>
 #include <string>
 #include <vector>
 
@@ -43,7 +44,6 @@ std::ostream& operator<<(std::ostream& out, rendered_request const& r);
 
 // The first model request `a` makes deciding `input` (an agent that calls the model several times
 // for one step is rendered by its first call).
-rendered_request rendered(agent& a, step_input const& input,
-                          std::source_location where = std::source_location::current());
+rendered_request rendered(agent& a, step_input const& input, source_location where = source_location::current());
 
 } // namespace agentrt::testkit

@@ -5,15 +5,32 @@
 // suite installs a reporter that fails the running test case; another framework can install its own.
 #pragma once
 
-#include <source_location>
 #include <string_view>
 
 namespace agentrt::testkit {
 
+// Where a helper was called from: the consumer's file and line, as a default argument captures
+// them. (Not source_location: clang 14 with libstdc++ 12 has none; both compilers have these
+// builtins.)
+class source_location {
+public:
+    static constexpr source_location current(char const* file = __builtin_FILE(),
+                                             unsigned line = __builtin_LINE()) noexcept {
+        return source_location(file, line);
+    }
+    constexpr char const* file_name() const noexcept { return file_; }
+    constexpr unsigned line() const noexcept { return line_; }
+
+private:
+    constexpr source_location(char const* file, unsigned line) noexcept : file_(file), line_(line) {}
+    char const* file_;
+    unsigned line_;
+};
+
 class reporter {
 public:
     virtual ~reporter() = default;
-    virtual void fail(std::source_location const& where, std::string_view message) = 0;
+    virtual void fail(source_location const& where, std::string_view message) = 0;
     // A line of progress for the test log (explore's progress and summary); by default stdout.
     virtual void log(std::string_view line);
 };

@@ -21,6 +21,8 @@
 // processes, so two runs of a scenario record the same logical store.
 #pragma once
 
+#include <agentrt/testkit/report.hpp>
+
 #include <agentrt/catalog/error.hpp>
 #include <agentrt/catalog/policy.hpp>
 #include <agentrt/catalog/tool_table.hpp>
@@ -33,7 +35,6 @@
 #include <filesystem>
 #include <functional>
 #include <memory>
-#include <source_location>
 #include <string>
 #include <vector>
 
@@ -142,14 +143,14 @@ scenario_result run_scenario(scenario const& s, std::vector<crash> const& crashe
 
 // run_scenario, reporting every problem through the current reporter; false when any.
 bool check_scenario(scenario const& s, std::vector<crash> const& crashes = {},
-                    std::source_location where = std::source_location::current());
+                    source_location where = source_location::current());
 
 // Runs the scenario `make` builds twice, once without crashes and once with `crashes`, and fails
 // unless the agent rendered byte-identical model requests whenever it decided from the same recorded
 // steps (clock readings aside), in either run, after pauses and crashes included, naming the first
 // difference. Fails when nothing was compared.
 bool same_renders(std::function<scenario()> const& make, std::vector<crash> const& crashes,
-                  std::source_location where = std::source_location::current());
+                  source_location where = source_location::current());
 
 struct explore_summary {
     std::size_t crashes_tried = 0;
@@ -160,7 +161,7 @@ struct explore_summary {
 
 // Crashes at every point of every step the uncrashed scenario reaches, one run per crash, and
 // reports every failure; prints a summary line. Fails when it tried nothing.
-explore_summary explore(scenario const& s, std::source_location where = std::source_location::current());
+explore_summary explore(scenario const& s, source_location where = source_location::current());
 
 struct explore_random_options {
     int cases = 20; // schedules tried
@@ -176,6 +177,6 @@ struct explore_random_options {
 // to the smallest one that still fails. (A crash a schedule makes unreachable, because an earlier
 // crash changed the path, is no failure.)
 bool explore_random(scenario const& s, explore_random_options const& options = {},
-                    std::source_location where = std::source_location::current());
+                    source_location where = source_location::current());
 
 } // namespace agentrt::testkit

@@ -8,16 +8,16 @@
 // survives reopening. Each broken promise is reported on its own.
 #pragma once
 
+#include <agentrt/testkit/report.hpp>
+
 #include <agentrt/runtime/store.hpp>
 
 #include <functional>
-#include <source_location>
 
 namespace agentrt::testkit {
 
 // `open` opens the same, initially empty, store each time it is called (closing the previous
 // handle first is the caller's duty: the suite destroys each store before opening the next).
-bool check_store_contract(std::function<store()> const& open,
-                          std::source_location where = std::source_location::current());
+bool check_store_contract(std::function<store()> const& open, source_location where = source_location::current());
 
 } // namespace agentrt::testkit

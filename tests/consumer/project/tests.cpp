@@ -1,0 +1,51 @@
+// A consumer's doctest suite over the installed test kit: a policy table and a crash explored.
+#define DOCTEST_CONFIG_IMPLEMENT_WITH_MAIN
+#include <agentrt/agentrt.hpp>
+#include <agentrt/testkit/check_policy.hpp>
+#include <agentrt/testkit/doctest.hpp>
+#include <agentrt/testkit/scenario.hpp>
+
+#include <doctest/doctest.h>
+
+struct ping_args {
+    BOOST_HANA_DEFINE_STRUCT(ping_args, (agentrt::field<int, agentrt::minimum<1>>, times));
+};
+
+struct ping {
+    static constexpr std::string_view name = "ping";
+    static constexpr std::string_view description = "Ping.";
+    static constexpr agentrt::side_effect effect = agentrt::side_effect::remote_mutation;
+    static constexpr std::chrono::milliseconds timeout{1000};
+    using arguments = ping_args;
+    agentrt::tool_result operator()(ping_args const& a, agentrt::call_context const&) const {
+        return agentrt::tool_output{a.times.get(), "pong"};
+    }
+};
+
+using pings = agentrt::catalog<ping>;
+
+struct few_pings {
+    static constexpr std::string_view identity = "few-pings/1";
+    agentrt::verdict operator()(ping_args const& a, agentrt::run_view const&) const {
+        return a.times.get() <= 3 ? agentrt::allow() : agentrt::deny("too many pings");
+    }
+};
+
+TEST_CASE("the installed test kit checks a policy table") {
+    using namespace agentrt::testkit;
+    check_policy(few_pings{}, pings{},
+                 {{"a few", "ping", R"({"times":2})", allowed()},
+                  {"too many", "ping", R"({"times":9})", denied("too many")},
+                  {"none", "ping", R"({"times":0})", refused()}});
+}
+
+TEST_CASE("the installed test kit explores a scenario") {
+    agentrt::testkit::scenario s;
+    s.tools = [] { return pings{}.table(); };
+    s.policy = [] { return agentrt::lower_policy(few_pings{}, pings{}); };
+    s.agent = [] {
+        return std::make_unique<agentrt::scripted_agent>(std::vector<agentrt::decision>{
+            agentrt::decision::call("ping", R"({"times":2})"), agentrt::decision::complete("pinged")});
+    };
+    CHECK(agentrt::testkit::explore(s).crashes_tried > 0);
+}
