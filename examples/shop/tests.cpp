@@ -6,6 +6,7 @@
 #include <agentrt/testkit/fake_model.hpp>
 #include <agentrt/testkit/fuzz.hpp>
 #include <agentrt/testkit/model_agent.hpp>
+#include <agentrt/testkit/recheck.hpp>
 #include <agentrt/testkit/scenario.hpp>
 
 #include <doctest/doctest.h>
@@ -112,6 +113,12 @@ TEST_CASE("the agent renders the same model requests after a crash and an approv
         return s;
     };
     CHECK(same_renders(with_model_agent, {{1, crash_point::after_effect_before_outcome}}));
+}
+
+TEST_CASE("recheck: the shop's policy decides a crashed and approved run as it was decided") {
+    auto r = run_scenario(refund_scenario(), {{1, crash_point::after_effect_before_outcome}});
+    REQUIRE(r.ok());
+    CHECK(recheck(records_of(r), shop::tools{}.table(), agentrt::lower_policy(shop::policy{}, shop::tools{})));
 }
 
 TEST_CASE("explore: a crash at every point of every step keeps every promise") {
