@@ -29,7 +29,10 @@ struct operator_options {
     std::string note{};
 };
 
-// The approval stays granted until a driver resumes the run (which re-asks the policy).
+// The approval stays granted until a driver resumes the run (which re-asks the policy). Refused,
+// changing nothing, when the shown hash is not the latest approval's or the run no longer waits;
+// an approval pending past approval_ttl has expired: that is recorded (expiry is lazy, written when
+// the approval is next touched) and the decision refused.
 result<approval_record> approve(store& s, std::string_view run_id, std::uint64_t step_index,
                                 std::string_view shown_hash, operator_options const& options = {});
 // The step fails and the run fails approval_rejected.
