@@ -6,6 +6,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
+#include <cstring>
 #include <stdexcept>
 #include <vector>
 
@@ -14,42 +16,71 @@ namespace {
 
 namespace json = boost::json;
 
-void append_string(std::string& out, std::string_view text) {
+// Whether any of the 8 bytes in `w` is a control character, `"` or `\` (bit tricks: each test sets
+// the high bit of a byte that matches; see "Bit Twiddling Hacks", determine if a word has a byte
+// less than n / equal to n).
+constexpr bool needs_escape(std::uint64_t w) {
+    constexpr std::uint64_t ones = 0x0101010101010101ull, highs = 0x8080808080808080ull;
+    auto zero_byte = [&](std::uint64_t x) { return (x - ones) & ~x & highs; };
+    std::uint64_t control = (w - ones * 0x20) & ~w & highs;
+    return (control | zero_byte(w ^ (ones * '"')) | zero_byte(w ^ (ones * '\\'))) != 0;
+}
+
+void append_escaped(std::string& out, unsigned char u) {
     static constexpr char hex[] = "0123456789abcdef";
-    out += '"';
-    for (char c : text) {
-        auto u = static_cast<unsigned char>(c);
-        switch (c) {
-        case '"':
-            out += "\\\"";
-            break;
-        case '\\':
-            out += "\\\\";
-            break;
-        case '\b':
-            out += "\\b";
-            break;
-        case '\f':
-            out += "\\f";
-            break;
-        case '\n':
-            out += "\\n";
-            break;
-        case '\r':
-            out += "\\r";
-            break;
-        case '\t':
-            out += "\\t";
-            break;
-        default:
-            if (u < 0x20) {
-                out += "\\u00";
-                out += hex[u >> 4];
-                out += hex[u & 0xf];
-            } else
-                out += c;
-        }
+    switch (u) {
+    case '"':
+        out += "\\\"";
+        break;
+    case '\\':
+        out += "\\\\";
+        break;
+    case '\b':
+        out += "\\b";
+        break;
+    case '\f':
+        out += "\\f";
+        break;
+    case '\n':
+        out += "\\n";
+        break;
+    case '\r':
+        out += "\\r";
+        break;
+    case '\t':
+        out += "\\t";
+        break;
+    default:
+        out += "\\u00";
+        out += hex[u >> 4];
+        out += hex[u & 0xf];
     }
+}
+
+// Records and events are mostly text that needs no escape: whole words of 8 plain bytes are copied
+// at once (measured: the byte loop was a tenth of a durable step's CPU).
+void append_string(std::string& out, std::string_view text) {
+    out += '"';
+    char const* p = text.data();
+    std::size_t n = text.size(), plain = 0, i = 0;
+    while (i < n) {
+        if (n - i >= 8) {
+            std::uint64_t w;
+            std::memcpy(&w, p + i, 8);
+            if (!needs_escape(w)) {
+                i += 8;
+                continue;
+            }
+        }
+        auto u = static_cast<unsigned char>(p[i]);
+        if (u < 0x20 || u == '"' || u == '\\') {
+            out.append(p + plain, i - plain);
+            append_escaped(out, u);
+            plain = i + 1;
+        }
+        ++i;
+    }
+    out.append(p + plain, n - plain);
     out += '"';
 }
 
@@ -136,10 +167,17 @@ std::string json_string_literal(std::string_view text) {
     return out;
 }
 
+void append_json_string(std::string& out, std::string_view text) {
+    append_string(out, text);
+}
+
 std::string sha256_hex(std::string_view bytes) {
+    // Fetched once: OpenSSL 3 looks the algorithm up again on every EVP_sha256() digest (measured:
+    // half the cost of hashing a small event).
+    static EVP_MD* const sha256 = EVP_MD_fetch(nullptr, "SHA256", nullptr);
     unsigned char digest[EVP_MAX_MD_SIZE];
     unsigned int length = 0;
-    if (EVP_Digest(bytes.data(), bytes.size(), digest, &length, EVP_sha256(), nullptr) != 1)
+    if (!sha256 || EVP_Digest(bytes.data(), bytes.size(), digest, &length, sha256, nullptr) != 1)
         throw std::runtime_error("agentrt: OpenSSL could not compute SHA-256");
     static constexpr char hex[] = "0123456789abcdef";
     std::string out;

@@ -3,7 +3,11 @@
 
 #include <agentrt/catalog/json_reader.hpp>
 
+#include <boost/json/serialize.hpp>
+#include <boost/json/string.hpp>
 #include <doctest/doctest.h>
+
+#include <algorithm>
 
 namespace {
 std::string canonical(std::string_view text) {
@@ -56,5 +60,28 @@ TEST_SUITE("canonical_json") {
         REQUIRE(b);
         CHECK(agentrt::canonical_hash(*a) == agentrt::canonical_hash(*b));
         CHECK(agentrt::canonical_hash(*a) == agentrt::sha256_hex(R"({"x":1,"y":[1,2]})"));
+    }
+
+    TEST_CASE("a string is escaped the same wherever its escapes fall in the 8-byte words copied at once") {
+        // Every byte value at every offset of strings of 0 to 24 bytes, against Boost.JSON's own
+        // escaping, which canonical JSON shares.
+        for (int length = 0; length <= 24; ++length)
+            for (int at = 0; at < std::max(length, 1); ++at)
+                for (int byte = 0; byte < 256; ++byte) {
+                    std::string text(static_cast<std::size_t>(length), 'a');
+                    if (length > 0)
+                        text[static_cast<std::size_t>(at)] = static_cast<char>(byte);
+                    auto expected = boost::json::serialize(boost::json::string(text));
+                    if (agentrt::json_string_literal(text) != expected) {
+                        CAPTURE(length);
+                        CAPTURE(at);
+                        CAPTURE(byte);
+                        CHECK(agentrt::json_string_literal(text) == expected);
+                    }
+                    std::string appended = "x";
+                    agentrt::append_json_string(appended, text);
+                    if (appended != "x" + expected)
+                        CHECK(appended == "x" + expected);
+                }
     }
 }
