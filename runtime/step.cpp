@@ -299,8 +299,9 @@ result<step_record> session::propose(decision const& d) {
             } else {
                 verdict const& v = *answer.answer;
                 step.arguments = canonical_json(call->args.json());
-                step.spec_hash = tool->spec_hash();
-                w.put_tool_spec(step.spec_hash, canonical_json(tool->spec()));
+                auto const& spec = gate_->impl_->spec_of(*gate_->tools_, *tool);
+                step.spec_hash = spec.hash;
+                w.put_tool_spec(spec.hash, spec.canonical);
                 step.policy = engine::policy_of(policy, v, *snap);
                 run.policy = policy.identity();
                 w.append(run, "step.policy",

@@ -189,6 +189,42 @@ TEST_CASE("power_loss syncs every commit and flushes before a side effect; proce
     CHECK(s.stats().syncs == 0);
 }
 
+TEST_CASE("a record another process changed is read as it now is, not as this process last saw it") {
+    world w;
+    auto s = w.open();
+    auto write_goal = [](agentrt::store& st, std::string goal) {
+        st.write([&](agentrt::store_writer& wr) {
+            auto run = wr.run("r").value_or(sample_run("r"));
+            run.goal = goal;
+            agentrt::step_record step;
+            step.run_id = "r";
+            step.observation = goal;
+            wr.put(step);
+            wr.put(run);
+        });
+    };
+    write_goal(s, "before");
+    auto read_goals = [&] {
+        return s.read(
+            [](agentrt::store_reader const& r) { return r.run("r")->goal + "/" + r.step("r", 0)->observation; });
+    };
+    CHECK(read_goals() == "before/before"); // now remembered by this process
+    pid_t child = ::fork();
+    REQUIRE(child >= 0);
+    if (child == 0) {
+        auto other = agentrt::store::open(w.store_path);
+        if (!other)
+            ::_exit(2);
+        write_goal(*other, "after");
+        ::_exit(0);
+    }
+    int status = 0;
+    REQUIRE(::waitpid(child, &status, 0) == child);
+    REQUIRE(WIFEXITED(status));
+    REQUIRE(WEXITSTATUS(status) == 0);
+    CHECK(read_goals() == "after/after");
+}
+
 TEST_CASE("process_crash survives the death of the process") {
     world w;
     pid_t child = ::fork();
