@@ -10,6 +10,7 @@
 
 #include <boost/json/serialize.hpp>
 
+#include <chrono>
 #include <condition_variable>
 
 namespace agentrt {
@@ -406,8 +407,9 @@ result<step_record> session::execute() {
     std::string key = sha256_hex(step_id);
     auto call = std::make_shared<pending_call>();
     std::stop_source stop;
-    auto run_call = [call, tool, args = accepted->args, run_id = run_id_, step_id, key, index, attempt = step.attempt,
-                     timeout = tool->timeout, token = stop.get_token(), st = &st, record = options.clocks.record] {
+    auto run_call = [call, tool, args = std::move(accepted->args), run_id = run_id_, step_id, key, index,
+                     attempt = step.attempt, timeout = tool->timeout, token = stop.get_token(), st = &st,
+                     record = options.clocks.record] {
         call_context context{
             run_id,
             step_id,
@@ -417,27 +419,31 @@ result<step_record> session::execute() {
             timeout.count() > 0 ? std::chrono::steady_clock::now() + timeout : std::chrono::steady_clock::time_point::max(),
             token};
         call_outcome out = call_tool(*tool, args, context);
-        std::unique_lock lock(call->mutex);
-        call->done = true;
-        call->outcome = out;
-        call->finished.notify_all();
-        if (call->abandoned) {
-            lock.unlock();
-            record_late(*st, run_id, index, attempt, out, record());
+        bool late = false;
+        {
+            std::lock_guard lock(call->mutex);
+            call->done = true;
+            late = call->abandoned;
+            if (!late)
+                call->outcome = std::move(out);
         }
+        call->finished.notify_all();
+        if (late)
+            record_late(*st, run_id, index, attempt, out, record());
     };
     call_outcome out;
     if (tool->timeout.count() <= 0) {
         run_call();
-        out = call->outcome;
+        out = std::move(call->outcome);
     } else {
         auto& impl = *gate_->impl_;
         if (!impl.runner)
             impl.runner = std::make_unique<tool_runner>();
+        auto const deadline = std::chrono::steady_clock::now() + tool->timeout;
         impl.runner->submit(run_call);
         std::unique_lock lock(call->mutex);
-        if (call->finished.wait_for(lock, tool->timeout, [&] { return call->done; })) {
-            out = call->outcome;
+        if (call->finished.wait_until(lock, deadline, [&] { return call->done; })) {
+            out = std::move(call->outcome);
         } else {
             call->abandoned = true;
             lock.unlock();
