@@ -17,14 +17,17 @@ namespace {
 
 namespace json = boost::json;
 
-// Whether any of the 8 bytes in `w` is a control character, `"` or `\` (bit tricks: each test sets
-// the high bit of a byte that matches; see "Bit Twiddling Hacks", determine if a word has a byte
-// less than n / equal to n).
-constexpr bool needs_escape(std::uint64_t w) {
-    constexpr std::uint64_t ones = 0x0101010101010101ull, highs = 0x8080808080808080ull;
-    auto zero_byte = [&](std::uint64_t x) { return (x - ones) & ~x & highs; };
-    std::uint64_t control = (w - ones * 0x20) & ~w & highs;
-    return (control | zero_byte(w ^ (ones * '"')) | zero_byte(w ^ (ones * '\\'))) != 0;
+// Whether the 32 bytes at `p` need no escape: byte-wise compares of two 16-byte vectors (GCC and
+// Clang vector extensions; SSE2 on x86-64), one branch per block.
+inline bool plain_block(char const* p) {
+    using bytes = unsigned char __attribute__((vector_size(16)));
+    bytes a, b;
+    std::memcpy(&a, p, sizeof a);
+    std::memcpy(&b, p + 16, sizeof b);
+    auto hits = (a < 0x20) | (a == '"') | (a == '\\') | (b < 0x20) | (b == '"') | (b == '\\');
+    std::uint64_t w[2];
+    std::memcpy(w, &hits, sizeof w);
+    return (w[0] | w[1]) == 0;
 }
 
 void append_escaped(std::string& out, unsigned char u) {
@@ -58,28 +61,23 @@ void append_escaped(std::string& out, unsigned char u) {
     }
 }
 
-// Records and events are mostly text that needs no escape: whole words of 8 plain bytes are copied
-// at once (measured: the byte loop was a tenth of a durable step's CPU).
+// Records and events are mostly text that needs no escape: it is checked 32 bytes at a time and
+// copied in one piece (measured: the byte loop was a tenth of a durable step's CPU).
 void append_string(std::string& out, std::string_view text) {
     out += '"';
     char const* p = text.data();
     std::size_t n = text.size(), plain = 0, i = 0;
     while (i < n) {
-        if (n - i >= 8) {
-            std::uint64_t w;
-            std::memcpy(&w, p + i, 8);
-            if (!needs_escape(w)) {
-                i += 8;
-                continue;
+        while (n - i >= 32 && plain_block(p + i))
+            i += 32;
+        for (std::size_t stop = std::min(n, i + 32); i < stop; ++i) {
+            auto u = static_cast<unsigned char>(p[i]);
+            if (u < 0x20 || u == '"' || u == '\\') {
+                out.append(p + plain, i - plain);
+                append_escaped(out, u);
+                plain = i + 1;
             }
         }
-        auto u = static_cast<unsigned char>(p[i]);
-        if (u < 0x20 || u == '"' || u == '\\') {
-            out.append(p + plain, i - plain);
-            append_escaped(out, u);
-            plain = i + 1;
-        }
-        ++i;
     }
     out.append(p + plain, n - plain);
     out += '"';
