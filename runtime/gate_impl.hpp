@@ -19,9 +19,11 @@ namespace agentrt {
 class tool_runner {
 public:
     void submit(std::function<void()> task) {
-        std::lock_guard lock(mutex_);
-        task_ = std::move(task);
-        wake_.notify_one();
+        {
+            std::lock_guard lock(mutex_);
+            task_ = std::move(task);
+        }
+        wake_.notify_one(); // after unlocking: the woken runner does not block on the mutex at once
     }
     void retire() {
         std::lock_guard lock(mutex_);
