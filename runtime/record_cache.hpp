@@ -8,6 +8,8 @@
 #pragma once
 
 #include <array>
+#include <cstdint>
+#include <cstring>
 #include <functional>
 #include <mutex>
 #include <optional>
@@ -27,6 +29,7 @@ public:
         return std::nullopt;
     }
 
+    // After a parse of `bytes` gave `record`.
     void remember(std::string_view key, std::string_view bytes, Record const& record) {
         if (bytes.size() > max_bytes)
             return;
@@ -37,7 +40,28 @@ public:
         s.record = record;
     }
 
+    // After `record` was written as `bytes`. Only ASCII text is remembered here: a record holding
+    // bytes that are not UTF-8 (a decision kept verbatim may) is written but refused by the parser,
+    // and the cache must not answer where a parse would fail. Other text is remembered once parsed.
+    void remember_written(std::string_view key, std::string_view bytes, Record const& record) {
+        if (ascii(bytes))
+            remember(key, bytes, record);
+    }
+
 private:
+    static bool ascii(std::string_view text) {
+        std::uint64_t high = 0;
+        std::size_t i = 0;
+        for (; i + 8 <= text.size(); i += 8) {
+            std::uint64_t w;
+            std::memcpy(&w, text.data() + i, 8);
+            high |= w;
+        }
+        for (; i < text.size(); ++i)
+            high |= static_cast<unsigned char>(text[i]);
+        return (high & 0x8080808080808080ull) == 0;
+    }
+
     static constexpr std::size_t slot_count = 16;
     static constexpr std::size_t max_bytes = std::size_t{64} << 10; // larger records are parsed each time
 

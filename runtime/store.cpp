@@ -188,13 +188,13 @@ public:
         }
         auto text = record_text::of(run);
         lmdb::put(t_, s_.runs, run.id, text);
-        s_.run_cache.remember(run.id, text, run);
+        s_.run_cache.remember_written(run.id, text, run);
     }
     void put(step_record const& step) override {
         auto key = keys::step(step.run_id, step.index);
         auto text = record_text::of(step);
         lmdb::put(t_, s_.steps, key, text);
-        s_.step_cache.remember(key, text, step);
+        s_.step_cache.remember_written(key, text, step);
     }
     void put(approval_record const& a) override {
         lmdb::put(t_, s_.approvals, keys::approval(a.run_id, a.step_index, a.seq), boost::json::serialize(to_json(a)));

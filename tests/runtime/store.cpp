@@ -7,6 +7,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <vector>
+
 using namespace runtime_test;
 
 namespace {
@@ -223,6 +225,40 @@ TEST_CASE("a record another process changed is read as it now is, not as this pr
     REQUIRE(WIFEXITED(status));
     REQUIRE(WEXITSTATUS(status) == 0);
     CHECK(read_goals() == "after/after");
+}
+
+TEST_CASE("a record is read back in the process that wrote it exactly as a fresh open reads it") {
+    // Text that is not UTF-8 (a decision is kept verbatim) is refused by the parser: remembering the
+    // records this process wrote must not make it readable here only.
+    std::vector<std::string> decisions{"plain", "caf\xc3\xa9", "not UTF-8: \xff"};
+    auto read_all = [&](agentrt::store& st) {
+        std::vector<std::string> seen;
+        for (std::uint64_t i = 0; i < decisions.size(); ++i) {
+            try {
+                seen.push_back(st.read([&](agentrt::store_reader const& r) { return r.step("r", i)->decision; }));
+            } catch (std::exception const&) {
+                seen.push_back("(refused)");
+            }
+        }
+        return seen;
+    };
+    world w;
+    std::vector<std::string> in_writer;
+    {
+        auto s = w.open();
+        for (std::uint64_t i = 0; i < decisions.size(); ++i)
+            s.write([&](agentrt::store_writer& wr) {
+                agentrt::step_record step;
+                step.run_id = "r";
+                step.index = i;
+                step.decision = decisions[i];
+                wr.put(step);
+            });
+        in_writer = read_all(s);
+    }
+    auto s = w.open();
+    CHECK(in_writer == read_all(s));
+    CHECK(in_writer[1] == "caf\xc3\xa9");
 }
 
 TEST_CASE("process_crash survives the death of the process") {
