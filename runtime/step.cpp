@@ -10,6 +10,7 @@
 
 #include <boost/json/serialize.hpp>
 
+#include <atomic>
 #include <chrono>
 #include <condition_variable>
 
@@ -104,7 +105,23 @@ struct pending_call {
     bool done = false;
     bool abandoned = false;
     call_outcome outcome;
+    std::atomic<bool> ready{false}; // done is set and the mutex released
 };
+
+// Waits up to 10 us for `ready` before the caller goes to sleep on the condition variable: a quick
+// tool is often back by then, and sleeping costs a wake-up of several microseconds more. Measured
+// on the shared 2-core VM (process_crash, 64 B, load ~2, noisy): 10 us cut the step by 10-20%; 50 us
+// made it slower under heavier load (the spinning caller takes the core the tool's thread needs).
+void await_briefly(std::atomic<bool> const& ready) {
+    auto const until = std::chrono::steady_clock::now() + std::chrono::microseconds(10);
+    for (unsigned i = 1; !ready.load(std::memory_order_acquire); ++i) {
+        if (i % 32 == 0 && std::chrono::steady_clock::now() >= until)
+            return;
+#if defined(__x86_64__) || defined(__i386__)
+        __builtin_ia32_pause();
+#endif
+    }
+}
 
 // Records the outcome, and when the run goes on opens the next step in the same transaction: one
 // commit (one sync under power_loss) between two tool starts.
@@ -427,6 +444,7 @@ result<step_record> session::execute() {
             if (!late)
                 call->outcome = std::move(out);
         }
+        call->ready.store(true, std::memory_order_release);
         call->finished.notify_all();
         if (late)
             record_late(*st, run_id, index, attempt, out, record());
@@ -441,6 +459,7 @@ result<step_record> session::execute() {
             impl.runner = std::make_unique<tool_runner>();
         auto const deadline = std::chrono::steady_clock::now() + tool->timeout;
         impl.runner->submit(run_call);
+        await_briefly(call->ready);
         std::unique_lock lock(call->mutex);
         if (call->finished.wait_until(lock, deadline, [&] { return call->done; })) {
             out = std::move(call->outcome);
