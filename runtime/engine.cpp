@@ -147,8 +147,10 @@ approval_record request_approval(store_writer& w, run_record& run, step_record c
 }
 
 void refresh(view_snapshot& snap, store const& s, std::string_view run_id, std::uint64_t before_step) {
-    if (snap.steps.size() > before_step || (!snap.steps.empty() && snap.steps.front().run_id != run_id))
+    if (snap.steps.size() > before_step || (!snap.steps.empty() && snap.steps.front().run_id != run_id)) {
         snap.steps.clear();
+        snap.step_views.clear();
+    }
     s.read([&](store_reader const& r) {
         snap.run = r.run(run_id).value();
         // Steps before the one being decided are settled: only the new ones are read, so building a
@@ -160,10 +162,12 @@ void refresh(view_snapshot& snap, store const& s, std::string_view run_id, std::
                 break;
         snap.approvals = r.approvals(run_id);
     });
-    snap.step_views.clear();
-    snap.approval_views.clear();
-    for (auto const& st : snap.steps)
+    // Only the new steps get views, so that building a view stays flat in run length too.
+    for (std::size_t i = snap.step_views.size(); i < snap.steps.size(); ++i) {
+        auto const& st = snap.steps[i];
         snap.step_views.push_back({st.index, st.tool, st.arguments, to_string(st.status), st.observation});
+    }
+    snap.approval_views.clear();
     for (auto const& a : snap.approvals)
         snap.approval_views.push_back({a.step_index, a.kind, to_string(a.status)});
     snap.view = run_view{snap.run.id,     snap.run.goal,      snap.run.next_step, snap.run.failed_streak,

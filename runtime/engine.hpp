@@ -9,6 +9,7 @@
 #include <boost/json/object.hpp>
 #include <boost/json/value.hpp>
 
+#include <deque>
 #include <optional>
 #include <string>
 #include <vector>
@@ -52,7 +53,7 @@ approval_record request_approval(store_writer& w, run_record& run, step_record c
 // A snapshot of a run as a policy sees it; the view points into the snapshot.
 struct view_snapshot {
     run_record run;
-    std::vector<step_record> steps;
+    std::deque<step_record> steps; // a deque: appending moves no record, so the views stay valid
     std::vector<approval_record> approvals;
     std::vector<step_view> step_views;
     std::vector<approval_view> approval_views;

@@ -193,6 +193,18 @@ void session::abandon() noexcept {
     gate_ = nullptr;
 }
 
+tool_spec_text const& gate::impl::spec_of(tool_table const& tools, tool_entry const& tool) {
+    auto index = static_cast<std::size_t>(&tool - tools.entries().data());
+    if (specs.size() < tools.size())
+        specs.resize(tools.size());
+    auto& cached = specs.at(index);
+    if (!cached) {
+        std::string canonical = canonical_json(tool.spec());
+        cached = tool_spec_text{sha256_hex(canonical), std::move(canonical)};
+    }
+    return *cached;
+}
+
 gate::gate(store& s, tool_table const& tools, evaluator const& policy, gate_options options)
     : store_(&s), tools_(&tools), policy_(&policy), options_(std::move(options)), impl_(std::make_unique<impl>()) {}
 

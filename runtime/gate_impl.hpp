@@ -7,6 +7,8 @@
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <optional>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -17,9 +19,11 @@ namespace agentrt {
 class tool_runner {
 public:
     void submit(std::function<void()> task) {
-        std::lock_guard lock(mutex_);
-        task_ = std::move(task);
-        wake_.notify_one();
+        {
+            std::lock_guard lock(mutex_);
+            task_ = std::move(task);
+        }
+        wake_.notify_one(); // after unlocking: the woken runner does not block on the mutex at once
     }
     void retire() {
         std::lock_guard lock(mutex_);
@@ -49,10 +53,21 @@ private:
     std::jthread thread_{[this](std::stop_token stop) { loop(stop); }}; // last: starts after the rest exists
 };
 
+// A tool's spec as the store keeps it: canonical JSON and its hash.
+struct tool_spec_text {
+    std::string hash;
+    std::string canonical;
+};
+
 struct gate::impl {
     std::unique_ptr<tool_runner> runner;
     std::mutex late_mutex;
     std::vector<std::unique_ptr<tool_runner>> late; // runners whose tool overran its timeout
+    // By tool index, computed on first use: the table is immutable, and the canonical spec (its whole
+    // schema) was a measured twentieth of a step's CPU when rebuilt for every call.
+    std::vector<std::optional<tool_spec_text>> specs;
+
+    tool_spec_text const& spec_of(tool_table const& tools, tool_entry const& tool);
 };
 
 namespace gate_detail {

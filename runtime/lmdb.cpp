@@ -78,6 +78,15 @@ bool get(MDB_txn* t, MDB_dbi dbi, std::string_view key, std::string& out) {
     return true;
 }
 
+std::optional<std::string_view> find(MDB_txn* t, MDB_dbi dbi, std::string_view key) {
+    MDB_val k = val(key), v{};
+    int rc = mdb_get(t, dbi, &k, &v);
+    if (rc == MDB_NOTFOUND)
+        return std::nullopt;
+    check(rc, "mdb_get");
+    return view(v);
+}
+
 void put(MDB_txn* t, MDB_dbi dbi, std::string_view key, std::string_view value) {
     MDB_val k = val(key), v = val(value);
     check(mdb_put(t, dbi, &k, &v, 0), "mdb_put");

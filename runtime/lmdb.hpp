@@ -5,6 +5,7 @@
 #include <lmdb.h>
 
 #include <cstdint>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -76,6 +77,8 @@ private:
 };
 
 bool get(MDB_txn* t, MDB_dbi dbi, std::string_view key, std::string& out);
+// The value in the map, valid until the transaction ends or writes.
+std::optional<std::string_view> find(MDB_txn* t, MDB_dbi dbi, std::string_view key);
 void put(MDB_txn* t, MDB_dbi dbi, std::string_view key, std::string_view value);
 // Deletes `key`; false when it was not there.
 bool del(MDB_txn* t, MDB_dbi dbi, std::string_view key);

@@ -4,6 +4,7 @@
 #include <agentrt/catalog/error.hpp>
 
 #include "errors.hpp"
+#include "record_text.hpp"
 
 #include <array>
 
@@ -107,7 +108,7 @@ boost::json::object event_body(event_record const& e) {
 } // namespace
 
 std::string event_hash(event_record const& e) {
-    return canonical_hash(event_body(e));
+    return sha256_hex(record_text::event_body_text(e));
 }
 
 boost::json::object to_json(run_record const& r) {

@@ -10,6 +10,8 @@
 
 #include <boost/json/serialize.hpp>
 
+#include <atomic>
+#include <chrono>
 #include <condition_variable>
 
 namespace agentrt {
@@ -109,7 +111,23 @@ struct pending_call {
     bool done = false;
     bool abandoned = false;
     call_outcome outcome;
+    std::atomic<bool> ready{false}; // done is set and the mutex released
 };
+
+// Waits up to 10 us for `ready` before the caller goes to sleep on the condition variable: a quick
+// tool is often back by then, and sleeping costs a wake-up of several microseconds more. Measured
+// on the shared 2-core VM (process_crash, 64 B, load ~2, noisy): 10 us cut the step by 10-20%; 50 us
+// made it slower under heavier load (the spinning caller takes the core the tool's thread needs).
+void await_briefly(std::atomic<bool> const& ready) {
+    auto const until = std::chrono::steady_clock::now() + std::chrono::microseconds(10);
+    for (unsigned i = 1; !ready.load(std::memory_order_acquire); ++i) {
+        if (i % 32 == 0 && std::chrono::steady_clock::now() >= until)
+            return;
+#if defined(__x86_64__) || defined(__i386__)
+        __builtin_ia32_pause();
+#endif
+    }
+}
 
 // Records the outcome, and when the run goes on opens the next step in the same transaction: one
 // commit (one sync under power_loss) between two tool starts.
@@ -305,8 +323,9 @@ result<step_record> session::propose(decision const& d) {
             } else {
                 verdict const& v = *answer.answer;
                 step.arguments = canonical_json(call->args.json());
-                step.spec_hash = tool->spec_hash();
-                w.put_tool_spec(step.spec_hash, canonical_json(tool->spec()));
+                auto const& spec = gate_->impl_->spec_of(*gate_->tools_, *tool);
+                step.spec_hash = spec.hash;
+                w.put_tool_spec(spec.hash, spec.canonical);
                 step.policy = engine::policy_of(policy, v, *snap);
                 run.policy = policy.identity();
                 w.append(run, "step.policy",
@@ -411,8 +430,9 @@ result<step_record> session::execute() {
     std::string key = sha256_hex(step_id);
     auto call = std::make_shared<pending_call>();
     std::stop_source stop;
-    auto run_call = [call, tool, args = accepted->args, run_id = run_id_, step_id, key, index, attempt = step.attempt,
-                     timeout = tool->timeout, token = stop.get_token(), st = &st, record = options.clocks.record] {
+    auto run_call = [call, tool, args = std::move(accepted->args), run_id = run_id_, step_id, key, index,
+                     attempt = step.attempt, timeout = tool->timeout, token = stop.get_token(), st = &st,
+                     record = options.clocks.record] {
         call_context context{
             run_id,
             step_id,
@@ -422,27 +442,33 @@ result<step_record> session::execute() {
             timeout.count() > 0 ? std::chrono::steady_clock::now() + timeout : std::chrono::steady_clock::time_point::max(),
             token};
         call_outcome out = call_tool(*tool, args, context);
-        std::unique_lock lock(call->mutex);
-        call->done = true;
-        call->outcome = out;
-        call->finished.notify_all();
-        if (call->abandoned) {
-            lock.unlock();
-            record_late(*st, run_id, index, attempt, out, record());
+        bool late = false;
+        {
+            std::lock_guard lock(call->mutex);
+            call->done = true;
+            late = call->abandoned;
+            if (!late)
+                call->outcome = std::move(out);
         }
+        call->ready.store(true, std::memory_order_release);
+        call->finished.notify_all();
+        if (late)
+            record_late(*st, run_id, index, attempt, out, record());
     };
     call_outcome out;
     if (tool->timeout.count() <= 0) {
         run_call();
-        out = call->outcome;
+        out = std::move(call->outcome);
     } else {
         auto& impl = *gate_->impl_;
         if (!impl.runner)
             impl.runner = std::make_unique<tool_runner>();
+        auto const deadline = std::chrono::steady_clock::now() + tool->timeout;
         impl.runner->submit(run_call);
+        await_briefly(call->ready);
         std::unique_lock lock(call->mutex);
-        if (call->finished.wait_for(lock, tool->timeout, [&] { return call->done; })) {
-            out = call->outcome;
+        if (call->finished.wait_until(lock, deadline, [&] { return call->done; })) {
+            out = std::move(call->outcome);
         } else {
             call->abandoned = true;
             lock.unlock();

@@ -3,7 +3,10 @@
 #include "errors.hpp"
 #include "keys.hpp"
 #include "lmdb.hpp"
+#include "record_cache.hpp"
+#include "record_text.hpp"
 
+#include <boost/json/monotonic_resource.hpp>
 #include <boost/json/parse.hpp>
 #include <boost/json/serialize.hpp>
 
@@ -46,8 +49,13 @@ result<void> check_permissions(fs::path const& file) {
     return {};
 }
 
-boost::json::value parse_record(std::string_view text) {
-    return boost::json::parse(text);
+// Parses a stored record and converts it while the parsed value lives in a stack buffer: records are
+// small, and most of a parse's cost was allocation.
+template <class Record>
+Record parse_record(std::string_view text, Record (*from)(boost::json::value const&)) {
+    unsigned char buffer[4096];
+    boost::json::monotonic_resource memory(buffer, sizeof buffer);
+    return from(boost::json::parse(text, &memory));
 }
 
 } // namespace
@@ -60,6 +68,8 @@ struct store::impl {
     mutable std::shared_mutex grow; // a map may only grow while this process has no transaction open
     std::atomic<std::uint64_t> commits{0}, syncs{0}, grows{0};
     std::size_t map_bytes = 0;
+    mutable record_cache<run_record> run_cache; // thread-safe; see record_cache.hpp
+    mutable record_cache<step_record> step_cache;
     int owner_fd = -1;
     // Simulated processes sharing this environment, by their process id (above any real pid).
     std::mutex simulated_mutex;
@@ -91,10 +101,14 @@ public:
     reader_impl(store::impl const& s, MDB_txn* t) : s_(s), t_(t) {}
 
     std::optional<run_record> run(std::string_view id) const override {
-        std::string v;
-        if (!lmdb::get(t_, s_.runs, id, v))
+        auto v = lmdb::find(t_, s_.runs, id);
+        if (!v)
             return std::nullopt;
-        return run_from_json(parse_record(v));
+        if (auto cached = s_.run_cache.find(id, *v))
+            return cached;
+        auto r = parse_record(*v, run_from_json);
+        s_.run_cache.remember(id, *v, r);
+        return r;
     }
 
     std::vector<run_record> runs(std::string_view before, std::size_t limit) const override {
@@ -117,10 +131,15 @@ public:
     }
 
     std::optional<step_record> step(std::string_view run_id, std::uint64_t index) const override {
-        std::string v;
-        if (!lmdb::get(t_, s_.steps, keys::step(run_id, index), v))
+        auto key = keys::step(run_id, index);
+        auto v = lmdb::find(t_, s_.steps, key);
+        if (!v)
             return std::nullopt;
-        return step_from_json(parse_record(v));
+        if (auto cached = s_.step_cache.find(key, *v))
+            return cached;
+        auto r = parse_record(*v, step_from_json);
+        s_.step_cache.remember(key, *v, r);
+        return r;
     }
 
     std::vector<step_record> steps(std::string_view run_id) const override {
@@ -158,7 +177,7 @@ protected:
         lmdb::cursor c(t_, dbi);
         MDB_val k{}, v{};
         for (bool at = c.seek(prefix, k, v); at && lmdb::view(k).starts_with(prefix); at = c.next(k, v))
-            out.push_back(from(parse_record(lmdb::view(v))));
+            out.push_back(parse_record(lmdb::view(v), from));
         return out;
     }
 
@@ -180,10 +199,15 @@ public:
             put_meta("run_order_next", std::to_string(run.order + 1));
             lmdb::put(t_, s_.run_order, lmdb::big_endian(run.order), run.id);
         }
-        lmdb::put(t_, s_.runs, run.id, boost::json::serialize(to_json(run)));
+        auto text = record_text::of(run);
+        lmdb::put(t_, s_.runs, run.id, text);
+        s_.run_cache.remember_written(run.id, text, run);
     }
     void put(step_record const& step) override {
-        lmdb::put(t_, s_.steps, keys::step(step.run_id, step.index), boost::json::serialize(to_json(step)));
+        auto key = keys::step(step.run_id, step.index);
+        auto text = record_text::of(step);
+        lmdb::put(t_, s_.steps, key, text);
+        s_.step_cache.remember_written(key, text, step);
     }
     void put(approval_record const& a) override {
         lmdb::put(t_, s_.approvals, keys::approval(a.run_id, a.step_index, a.seq), boost::json::serialize(to_json(a)));
@@ -193,7 +217,10 @@ public:
     }
     void put_meta(std::string_view key, std::string_view value) override { lmdb::put(t_, s_.meta, key, value); }
     void put_tool_spec(std::string_view hash, std::string_view spec) override {
-        lmdb::put(t_, s_.tool_specs, hash, spec);
+        // Content-addressed and written by every allowed step: rewriting the same bytes would still
+        // copy a page of the tree in each commit.
+        if (lmdb::find(t_, s_.tool_specs, hash) != spec)
+            lmdb::put(t_, s_.tool_specs, hash, spec);
     }
 
     event_record const& append(run_record& run, std::string_view type, boost::json::object data,
@@ -214,7 +241,7 @@ public:
         e.hash = event_hash(e);
         if (type == "run.created")
             put_meta("run_chain_head", e.hash);
-        lmdb::put(t_, s_.events, keys::event(e.run_id, e.seq), boost::json::serialize(to_json(e)));
+        lmdb::put(t_, s_.events, keys::event(e.run_id, e.seq), record_text::of(e));
         run.head = e.hash;
         ++run.event_count;
         appended.push_back(std::move(e));

@@ -3,7 +3,12 @@
 
 #include <agentrt/catalog/json_reader.hpp>
 
+#include <boost/json/serialize.hpp>
+#include <boost/json/string.hpp>
 #include <doctest/doctest.h>
+
+#include <algorithm>
+#include <vector>
 
 namespace {
 std::string canonical(std::string_view text) {
@@ -56,5 +61,33 @@ TEST_SUITE("canonical_json") {
         REQUIRE(b);
         CHECK(agentrt::canonical_hash(*a) == agentrt::canonical_hash(*b));
         CHECK(agentrt::canonical_hash(*a) == agentrt::sha256_hex(R"({"x":1,"y":[1,2]})"));
+    }
+
+    TEST_CASE("a string is escaped the same wherever its escapes fall in the 32-byte blocks checked at once") {
+        // Every byte value at every offset of strings of 0 to 40 bytes and around two and three
+        // 32-byte blocks, against Boost.JSON's own escaping, which canonical JSON shares.
+        std::vector<int> lengths;
+        for (int length = 0; length <= 40; ++length)
+            lengths.push_back(length);
+        for (int length : {63, 64, 65, 95, 96, 97})
+            lengths.push_back(length);
+        for (int length : lengths)
+            for (int at = 0; at < std::max(length, 1); ++at)
+                for (int byte = 0; byte < 256; ++byte) {
+                    std::string text(static_cast<std::size_t>(length), 'a');
+                    if (length > 0)
+                        text[static_cast<std::size_t>(at)] = static_cast<char>(byte);
+                    auto expected = boost::json::serialize(boost::json::string(text));
+                    if (agentrt::json_string_literal(text) != expected) {
+                        CAPTURE(length);
+                        CAPTURE(at);
+                        CAPTURE(byte);
+                        CHECK(agentrt::json_string_literal(text) == expected);
+                    }
+                    std::string appended = "x";
+                    agentrt::append_json_string(appended, text);
+                    if (appended != "x" + expected)
+                        CHECK(appended == "x" + expected);
+                }
     }
 }

@@ -7,6 +7,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <vector>
+
 using namespace runtime_test;
 
 namespace {
@@ -187,6 +189,76 @@ TEST_CASE("power_loss syncs every commit and flushes before a side effect; proce
     auto s = w.open({.durability = agentrt::durability::process_crash});
     s.write([](agentrt::store_writer& wr) { wr.put_meta("c", "1"); }, true);
     CHECK(s.stats().syncs == 0);
+}
+
+TEST_CASE("a record another process changed is read as it now is, not as this process last saw it") {
+    world w;
+    auto s = w.open();
+    auto write_goal = [](agentrt::store& st, std::string goal) {
+        st.write([&](agentrt::store_writer& wr) {
+            auto run = wr.run("r").value_or(sample_run("r"));
+            run.goal = goal;
+            agentrt::step_record step;
+            step.run_id = "r";
+            step.observation = goal;
+            wr.put(step);
+            wr.put(run);
+        });
+    };
+    write_goal(s, "before");
+    auto read_goals = [&] {
+        return s.read(
+            [](agentrt::store_reader const& r) { return r.run("r")->goal + "/" + r.step("r", 0)->observation; });
+    };
+    CHECK(read_goals() == "before/before"); // now remembered by this process
+    pid_t child = ::fork();
+    REQUIRE(child >= 0);
+    if (child == 0) {
+        auto other = agentrt::store::open(w.store_path);
+        if (!other)
+            ::_exit(2);
+        write_goal(*other, "after");
+        ::_exit(0);
+    }
+    int status = 0;
+    REQUIRE(::waitpid(child, &status, 0) == child);
+    REQUIRE(WIFEXITED(status));
+    REQUIRE(WEXITSTATUS(status) == 0);
+    CHECK(read_goals() == "after/after");
+}
+
+TEST_CASE("a record is read back in the process that wrote it exactly as a fresh open reads it") {
+    // Text that is not UTF-8 (a decision is kept verbatim) is refused by the parser: remembering the
+    // records this process wrote must not make it readable here only.
+    std::vector<std::string> decisions{"plain", "caf\xc3\xa9", "not UTF-8: \xff"};
+    auto read_all = [&](agentrt::store& st) {
+        std::vector<std::string> seen;
+        for (std::uint64_t i = 0; i < decisions.size(); ++i) {
+            try {
+                seen.push_back(st.read([&](agentrt::store_reader const& r) { return r.step("r", i)->decision; }));
+            } catch (std::exception const&) {
+                seen.push_back("(refused)");
+            }
+        }
+        return seen;
+    };
+    world w;
+    std::vector<std::string> in_writer;
+    {
+        auto s = w.open();
+        for (std::uint64_t i = 0; i < decisions.size(); ++i)
+            s.write([&](agentrt::store_writer& wr) {
+                agentrt::step_record step;
+                step.run_id = "r";
+                step.index = i;
+                step.decision = decisions[i];
+                wr.put(step);
+            });
+        in_writer = read_all(s);
+    }
+    auto s = w.open();
+    CHECK(in_writer == read_all(s));
+    CHECK(in_writer[1] == "caf\xc3\xa9");
 }
 
 TEST_CASE("process_crash survives the death of the process") {

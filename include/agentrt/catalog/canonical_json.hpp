@@ -23,6 +23,8 @@ std::string ordered_json(boost::json::value const& v);
 
 // A string as a JSON string literal, quotes included, escaped as canonical JSON escapes it.
 std::string json_string_literal(std::string_view text);
+// Appends json_string_literal(text) to `out` (for code that writes JSON text itself).
+void append_json_string(std::string& out, std::string_view text);
 
 // Lower-case hex SHA-256 of bytes (OpenSSL's libcrypto).
 std::string sha256_hex(std::string_view bytes);
