@@ -6,6 +6,8 @@
 #include "errors.hpp"
 #include "record_text.hpp"
 
+#include <boost/json/parse.hpp>
+
 #include <array>
 
 namespace agentrt {
@@ -319,6 +321,12 @@ model_call_record model_call_from_json(boost::json::value const& v) {
     m.dispatched_ms = integer(o, "dispatched", rec);
     m.finished_ms = integer(o, "finished", rec);
     return m;
+}
+
+boost::json::value parse_record_text(std::string_view text, boost::json::storage_ptr memory) {
+    boost::json::parse_options options;
+    options.allow_invalid_utf8 = true;
+    return boost::json::parse(text, std::move(memory), options);
 }
 
 } // namespace agentrt

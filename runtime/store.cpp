@@ -55,7 +55,7 @@ template <class Record>
 Record parse_record(std::string_view text, Record (*from)(boost::json::value const&)) {
     unsigned char buffer[4096];
     boost::json::monotonic_resource memory(buffer, sizeof buffer);
-    return from(boost::json::parse(text, &memory));
+    return from(parse_record_text(text, &memory));
 }
 
 } // namespace

@@ -48,9 +48,12 @@ std::string decision_summary(step_record const& step) {
         return sanitize(step.tool, 64) + " " + sanitize(step.arguments, 80);
     if (step.kind) {
         std::string summary;
-        boost::system::error_code ec;
-        auto parsed = boost::json::parse(step.decision, ec);
-        if (!ec && parsed.is_object())
+        boost::json::value parsed;
+        try {
+            parsed = parse_record_text(step.decision);
+        } catch (std::exception const&) {
+        }
+        if (parsed.is_object())
             if (auto const* s = parsed.get_object().if_contains("summary"); s && s->is_string())
                 summary = s->get_string();
         return std::string(to_string(*step.kind)) + ": " + sanitize(summary, 80);

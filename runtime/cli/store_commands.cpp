@@ -89,7 +89,7 @@ std::vector<event_record> read_export(std::string const& path) {
         if (line.empty())
             continue;
         try {
-            events.push_back(event_from_json(boost::json::parse(line)));
+            events.push_back(event_from_json(parse_record_text(line)));
         } catch (std::exception const& e) {
             throw failure(sanitize(path, 200) + ":" + std::to_string(number) +
                           ": not an exported event: " + sanitize(e.what(), 200));

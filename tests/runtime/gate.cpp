@@ -70,6 +70,23 @@ TEST_CASE("a decision is recorded verbatim before validation, unusable JSON kept
     CHECK(events[3].data.at("decision").as_string() == step.decision);
 }
 
+TEST_CASE("a decision whose bytes are not UTF-8 is kept verbatim and the run goes on") {
+    world w;
+    auto s = w.open();
+    agentrt::gate g(s, w.table, w.policy, w.options());
+    auto session = g.begin("goal").value();
+    (void)session.open_step().value();
+    std::string const bytes = "{\"order_id\":\"ord-\xff\"}";
+    auto step = session.propose(decision::call("lookup_order", bytes)).value();
+    CHECK(step.status == step_status::failed);
+    CHECK(step.arguments == bytes);
+    auto stored = agentrt::read_run(s, "run-1").value().steps.at(0);
+    CHECK(stored.arguments == bytes);
+    CHECK(stored.decision == step.decision);
+    CHECK(session.open_step().value() == 1u); // the run goes on
+    CHECK(agentrt::verify(s).ok());
+}
+
 TEST_CASE("an invalid decision fails the step with an invalid_decision observation and the run goes on") {
     world w;
     auto s = w.open();

@@ -228,8 +228,8 @@ TEST_CASE("a record another process changed is read as it now is, not as this pr
 }
 
 TEST_CASE("a record is read back in the process that wrote it exactly as a fresh open reads it") {
-    // Text that is not UTF-8 (a decision is kept verbatim) is refused by the parser: remembering the
-    // records this process wrote must not make it readable here only.
+    // Text that is not UTF-8 (a decision is kept verbatim) included: the records this process
+    // remembers must read exactly as the file does.
     std::vector<std::string> decisions{"plain", "caf\xc3\xa9", "not UTF-8: \xff"};
     auto read_all = [&](agentrt::store& st) {
         std::vector<std::string> seen;
@@ -259,6 +259,7 @@ TEST_CASE("a record is read back in the process that wrote it exactly as a fresh
     auto s = w.open();
     CHECK(in_writer == read_all(s));
     CHECK(in_writer[1] == "caf\xc3\xa9");
+    CHECK(in_writer[2] == "not UTF-8: \xff");
 }
 
 TEST_CASE("process_crash survives the death of the process") {

@@ -8,6 +8,7 @@
 #pragma once
 
 #include <boost/json/object.hpp>
+#include <boost/json/storage_ptr.hpp>
 #include <boost/json/value.hpp>
 
 #include <cstdint>
@@ -170,5 +171,9 @@ step_record step_from_json(boost::json::value const& v);
 approval_record approval_from_json(boost::json::value const& v);
 event_record event_from_json(boost::json::value const& v);
 model_call_record model_call_from_json(boost::json::value const& v);
+
+// Parses the text of a stored or exported record. A record keeps what a model sent verbatim, and
+// those bytes need not be UTF-8, so here (and only here) strings may hold invalid UTF-8.
+boost::json::value parse_record_text(std::string_view text, boost::json::storage_ptr memory = {});
 
 } // namespace agentrt
