@@ -10,6 +10,7 @@
 
 #include <boost/json/serialize.hpp>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
@@ -103,6 +104,19 @@ void record_late(store& s, std::string const& run_id, std::uint64_t index, std::
     } catch (simulated_process_crashed const&) {
         // A test kit's simulated crash: the dead process records nothing more.
     }
+}
+
+// Extends a lease its owner still holds (compare-and-set); false once it is lost or lapsed.
+bool renew_lease(store& s, std::string const& run_id, std::string const& owner, std::int64_t lease_now,
+                 std::chrono::milliseconds span) {
+    return s.write([&](store_writer& w) {
+        auto run = w.run(run_id);
+        if (!run || run->lease.owner != owner || lease_now >= run->lease.expiry_ms)
+            return false;
+        run->lease.expiry_ms = lease_now + span.count();
+        w.put(*run);
+        return true;
+    });
 }
 
 struct pending_call {
@@ -467,7 +481,23 @@ result<step_record> session::execute() {
         impl.runner->submit(run_call);
         await_briefly(call->ready);
         std::unique_lock lock(call->mutex);
-        if (call->finished.wait_until(lock, deadline, [&] { return call->done; })) {
+        // The lease is renewed while the tool works, so that a call longer than the lease is not
+        // taken for a stuck holder; a renewal records nothing but the new expiry.
+        auto const renew_every = std::max(options.lease_duration / 3, std::chrono::milliseconds(1));
+        bool done = false, holding = true;
+        for (;;) {
+            auto until = std::min(deadline, std::chrono::steady_clock::now() + renew_every);
+            if ((done = call->finished.wait_until(lock, until, [&] { return call->done; })))
+                break;
+            if (std::chrono::steady_clock::now() >= deadline)
+                break;
+            if (holding) {
+                lock.unlock();
+                holding = renew_lease(st, run_id_, owner_, options.clocks.lease(), options.lease_duration);
+                lock.lock();
+            }
+        }
+        if (done) {
             out = std::move(call->outcome);
         } else {
             call->abandoned = true;

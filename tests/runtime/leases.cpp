@@ -333,3 +333,31 @@ TEST_CASE("a live simulated process holds its lease like a live process") {
     CHECK(refused.error().code == agentrt::errc::lease_held);
     CHECK_THROWS_AS(primary.simulate_crash(), std::logic_error);
 }
+
+TEST_CASE("a lease is renewed while a tool longer than the lease works") {
+    world w;
+    auto s = w.open();
+    auto options = w.options();
+    options.lease_duration = std::chrono::milliseconds(90);
+    // The tool takes 250 ms of the lease clock, in steps shorter than a lease.
+    w.replace["send_message"] = [&](agentrt::arguments const&, agentrt::call_context const&) -> agentrt::tool_result {
+        for (int i = 0; i < 5; ++i) {
+            w.clock.advance(std::chrono::milliseconds(50));
+            std::this_thread::sleep_for(std::chrono::milliseconds(40));
+        }
+        return agentrt::tool_output{{{"sent", true}}, "sent"};
+    };
+    agentrt::gate g(s, w.table, w.policy, options);
+    auto session = g.begin("goal").value();
+    (void)session.open_step().value();
+    (void)session.propose(decision::call("send_message", send_args)).value();
+    auto step = session.execute().value();
+    CHECK(step.status == step_status::done);
+    auto run = agentrt::read_run(s, "run-1").value().run;
+    CHECK(run.lease.owner == session.owner());
+    CHECK(run.lease.expiry_ms > w.clock());
+    agentrt::gate other(s, w.table, w.policy, options);
+    auto refused = other.attach("run-1");
+    REQUIRE_FALSE(refused);
+    CHECK(refused.error().code == agentrt::errc::lease_held);
+}
