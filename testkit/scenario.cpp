@@ -559,7 +559,7 @@ scenario_result run_scenario_killed(scenario const& s, std::vector<crash> const&
         return result;
     }
     check_records(result, crashes);
-    if (temporary && result.ok())
+    if (temporary && (result.ok() || !s.keep_failed_store))
         fs::remove_all(dir);
     return result;
 }
@@ -572,8 +572,8 @@ std::string describe(scenario_result const& r, std::vector<crash> const& crashes
     std::string crashes_text;
     for (auto const& c : crashes)
         crashes_text += (crashes_text.empty() ? "" : ", ") + to_string(c);
-    std::string out = "scenario with crashes [" + crashes_text + "] (" + std::to_string(r.resumes) +
-                      " resumes; store kept at " + r.store.string() + "):";
+    std::string out = "scenario with crashes [" + crashes_text + "] (" + std::to_string(r.resumes) + " resumes; " +
+                      (fs::exists(r.store) ? "store kept at " + r.store.string() : std::string("store removed")) + "):";
     for (auto const& p : r.problems)
         out += "\n  " + p;
     return out;

@@ -122,10 +122,23 @@ TEST_SUITE("testkit") {
     TEST_CASE("crash harness: a requested crash that is never reached is a failure") {
         test_support::recording_reporter recorded;
         scoped_reporter installed(recorded);
-        CHECK(!check_scenario(shop_scenario(), {{7, crash_point::after_step_started}}));
+        auto s = shop_scenario();
+        s.keep_failed_store = false; // failing is the point
+        CHECK(!check_scenario(s, {{7, crash_point::after_step_started}}));
         REQUIRE(recorded.reports.size() == 1);
         CHECK(recorded.reports[0].message.find("crash step 7 after_step_started was requested but never reached") !=
               std::string::npos);
+        CHECK(recorded.reports[0].message.find("store removed") != std::string::npos);
+    }
+
+    TEST_CASE("crash harness: a failing run's temporary store is kept for inspection, a passing one removed") {
+        auto passed = run_scenario(shop_scenario());
+        CHECK(passed.ok());
+        CHECK_FALSE(std::filesystem::exists(passed.store));
+        auto failed = run_scenario(shop_scenario(), {{7, crash_point::after_step_started}});
+        CHECK_FALSE(failed.ok());
+        CHECK(std::filesystem::exists(failed.store));
+        std::filesystem::remove_all(failed.store.parent_path());
     }
 
     TEST_CASE("crash harness: explore_random tries schedules of several crashes and finds nothing wrong") {
@@ -148,6 +161,7 @@ TEST_SUITE("testkit") {
     TEST_CASE("crash harness: explore_random reports a failing schedule, shrunk") {
         auto s = shop_scenario(crash_mode::process); // the agent aborts its process
         s.agent = [] { return std::make_unique<fragile_agent>(); };
+        s.keep_failed_store = false;
         test_support::recording_reporter recorded;
         scoped_reporter installed(recorded);
         CHECK(!explore_random(s, {.cases = 30, .max_crashes = 3, .seed = 11}));
@@ -277,6 +291,7 @@ TEST_SUITE("testkit") {
         auto s = shop_scenario(each_mode());
         s.agent = nullptr;
         s.loop = scripted_loop(shop_script, false);
+        s.keep_failed_store = false;
         test_support::recording_reporter recorded;
         scoped_reporter installed(recorded);
         CHECK(!check_scenario(s));

@@ -92,7 +92,8 @@ struct scenario {
     // across the scenario's processes; or, when false, the system clock and random ids.
     bool deterministic = true;
     std::int64_t clock_start_ms = 1'700'000'000'000;
-    std::filesystem::path store; // empty: a fresh temporary store per run of the scenario
+    std::filesystem::path store;   // empty: a fresh temporary store per run of the scenario
+    bool keep_failed_store = true; // a failing run's temporary store stays for inspection (see its report)
     agentrt::durability durability = durability::process_crash;
     crash_mode mode = crash_mode::simulated;
     std::chrono::milliseconds lease_duration{30'000};
