@@ -339,11 +339,15 @@ TEST_CASE("a lease is renewed while a tool longer than the lease works") {
     auto s = w.open();
     auto options = w.options();
     options.lease_duration = std::chrono::milliseconds(90);
-    // The tool takes 250 ms of the lease clock, in steps shorter than a lease.
+    // The tool takes 250 ms of the lease clock, in steps shorter than a lease, each time waiting (in
+    // real time, up to 2 s) for the lease to be renewed past the clock's new reading.
     w.replace["send_message"] = [&](agentrt::arguments const&, agentrt::call_context const&) -> agentrt::tool_result {
         for (int i = 0; i < 5; ++i) {
             w.clock.advance(std::chrono::milliseconds(50));
-            std::this_thread::sleep_for(std::chrono::milliseconds(40));
+            auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(2);
+            while (agentrt::read_run(s, "run-1").value().run.lease.expiry_ms < w.clock() + 60 &&
+                   std::chrono::steady_clock::now() < give_up)
+                std::this_thread::sleep_for(std::chrono::milliseconds(1));
         }
         return agentrt::tool_output{{{"sent", true}}, "sent"};
     };
