@@ -2,8 +2,12 @@
 
 #include <agentrt/testkit/fake_model.hpp>
 #include <agentrt/testkit/report.hpp>
+#include <agentrt/testkit/scenario.hpp>
+
+#include "scenario_internal.hpp"
 
 #include <exception>
+#include <map>
 #include <optional>
 #include <ostream>
 
@@ -37,6 +41,66 @@ rendered_request rendered(agent& a, step_input const& input, source_location whe
         return {};
     }
     return std::move(*first);
+}
+
+namespace {
+
+// Where two renders of one step first differ, with a little of each side.
+std::string first_difference(std::string const& a, std::string const& b) {
+    std::size_t at = 0;
+    while (at < a.size() && at < b.size() && a[at] == b[at])
+        ++at;
+    auto excerpt = [&](std::string const& text) {
+        std::size_t from = at < 40 ? 0 : at - 40;
+        return "..." + text.substr(from, 80) + (text.size() > from + 80 ? "..." : "");
+    };
+    return "they differ at byte " + std::to_string(at) + "\n    first:  " + excerpt(a) + "\n    second: " + excerpt(b);
+}
+
+} // namespace
+
+bool same_renders(std::function<scenario()> const& make, std::vector<crash> const& crashes, source_location where) {
+    auto fail = [&](std::string const& message) {
+        current_reporter().fail(where, "same_renders: " + message);
+        return false;
+    };
+    auto first = run_scenario(make());
+    if (!first.ok())
+        return fail("the scenario fails without crashes: " + describe(first, {}));
+    auto second = run_scenario(make(), crashes);
+    if (!second.ok())
+        return fail("the scenario fails with its crashes: " + describe(second, crashes));
+    if (first.renders.empty())
+        return fail("the agent rendered no model request, so nothing was compared");
+
+    // The request first rendered from each input in the uncrashed run; every other rendering from
+    // the same input, in either run, must be the same bytes.
+    std::map<std::string, agent_render const*> reference;
+    for (auto const& r : first.renders)
+        reference.emplace(r.input, &r);
+    std::size_t compared = 0;
+    auto compare = [&](scenario_result const& run, std::string_view which) -> std::optional<std::string> {
+        for (auto const& r : run.renders) {
+            auto it = reference.find(r.input);
+            if (it == reference.end() || it->second == &r)
+                continue;
+            ++compared;
+            if (r.request != it->second->request)
+                return "step " + std::to_string(r.step) + " rendered differently in the " + std::string(which) +
+                       " (process " + std::to_string(r.process) + ") than in the uncrashed run (process " +
+                       std::to_string(it->second->process) +
+                       "), from the same recorded steps: " + first_difference(it->second->request, r.request);
+        }
+        return std::nullopt;
+    };
+    if (auto difference = compare(first, "uncrashed run"))
+        return fail(*difference);
+    if (auto difference = compare(second, "run with crashes"))
+        return fail(*difference);
+    if (compared == 0)
+        return fail("no decision of the run with crashes was made from the same recorded steps as one of the "
+                    "uncrashed run, so nothing was compared: choose crashes the run resumes from");
+    return true;
 }
 
 } // namespace agentrt::testkit

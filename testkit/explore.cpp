@@ -7,9 +7,44 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
 #include <sstream>
 
 namespace agentrt::testkit {
+
+explore_summary explore(scenario const& s, source_location where) {
+    auto started = std::chrono::steady_clock::now();
+    explore_summary summary;
+    auto baseline = run_scenario(s);
+    if (!baseline.ok()) {
+        ++summary.failures;
+        current_reporter().fail(where, "explore: the scenario fails without any crash: " + describe(baseline, {}));
+        return summary;
+    }
+    auto const points = reachable_points(baseline);
+    for (auto const& c : points) {
+        auto r = run_scenario(s, {c});
+        ++summary.crashes_tried;
+        summary.resumes += std::size_t(r.resumes);
+        current_reporter().log("explore: " + std::to_string(summary.crashes_tried) + "/" +
+                               std::to_string(points.size()) + " " + to_string(c) + ": " +
+                               (r.ok() ? "ok" : std::to_string(r.problems.size()) + " problems") + ", " +
+                               std::to_string(r.resumes) + " resumes");
+        if (!r.ok()) {
+            ++summary.failures;
+            current_reporter().fail(where, "explore: " + describe(r, {c}));
+        }
+    }
+    summary.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    if (summary.crashes_tried == 0)
+        current_reporter().fail(where, "explore: the scenario reached no crash point, so nothing was explored");
+    char line[160];
+    std::snprintf(line, sizeof line, "explore: %zu crashes tried, %zu resumes, %zu failures, %.2f s (%s mode)",
+                  summary.crashes_tried, summary.resumes, summary.failures, summary.seconds,
+                  s.mode == crash_mode::simulated ? "simulated" : "process");
+    current_reporter().log(line);
+    return summary;
+}
 
 bool explore_random(scenario const& s, explore_random_options const& options, source_location where) {
     if (options.kill_anywhere && s.mode != crash_mode::process) {
