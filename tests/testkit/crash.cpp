@@ -185,6 +185,25 @@ TEST_SUITE("testkit") {
             FAIL_CHECK(r.message);
     }
 
+    TEST_CASE("crash harness: two runs of a scenario record the same logical store, in either crash mode") {
+        std::vector<crash> const crashes{{1, crash_point::after_effect_before_outcome},
+                                         {2, crash_point::after_step_decided}};
+        auto chain = [](scenario_result const& r) {
+            std::vector<std::string> out;
+            for (auto const& e : r.events)
+                out.push_back(std::to_string(e.seq) + " " + e.type + " " + e.hash);
+            return out;
+        };
+        auto simulated = run_scenario(shop_scenario(crash_mode::simulated), crashes);
+        auto again = run_scenario(shop_scenario(crash_mode::simulated), crashes);
+        auto in_processes = run_scenario(shop_scenario(crash_mode::process), crashes);
+        CHECK_MESSAGE(simulated.ok(), problems_of(simulated));
+        CHECK(simulated.crashes_fired.size() == 2);
+        CHECK(simulated.events.size() > 10);
+        CHECK(chain(simulated) == chain(again));
+        CHECK(chain(simulated) == chain(in_processes));
+    }
+
     TEST_CASE("crash harness: explore logs a line per crash and a summary line") {
         test_support::recording_reporter recorded;
         scoped_reporter installed(recorded);
