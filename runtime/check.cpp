@@ -1,5 +1,6 @@
 #include <agentrt/runtime/check.hpp>
 
+#include <algorithm>
 #include <map>
 
 namespace agentrt {
@@ -9,7 +10,9 @@ void check_run(store_reader const& r, run_record const& run, check_options const
                std::vector<std::string>& problems) {
     auto name = [&](std::uint64_t step) { return "step " + run.id + "/" + std::to_string(step); };
     std::map<std::uint64_t, int> starts, closes, grants;
-    std::map<std::string, int> starts_per_approval;
+    // A step interrupted again after a grant asks again for the same request, so two approvals of a
+    // step may share a hash: each approved one grants one start.
+    std::map<std::pair<std::uint64_t, std::string>, int> starts_per_approval;
     for (auto const& e : r.events(run.id)) {
         auto const* step = e.data.if_contains("step");
         if (!step || !step->is_number())
@@ -19,7 +22,7 @@ void check_run(store_reader const& r, run_record const& run, check_options const
             ++starts[index];
             if (auto const* a = e.data.if_contains("approval"); a && a->is_string()) {
                 ++grants[index];
-                ++starts_per_approval[std::string(a->get_string())];
+                ++starts_per_approval[{index, std::string(a->get_string())}];
             }
         } else if (e.type == "step.tool_finished") {
             if (auto const* late = e.data.if_contains("late"); !late || !late->is_bool() || !late->get_bool())
@@ -39,9 +42,17 @@ void check_run(store_reader const& r, run_record const& run, check_options const
         if (open && !in_progress)
             problems.push_back(name(index) + " started its tool and no finish or interruption closes it");
     }
-    for (auto const& [hash, n] : starts_per_approval)
-        if (n > 1)
-            problems.push_back("approval " + hash + " of run " + run.id + " granted " + std::to_string(n) + " starts");
+    if (!starts_per_approval.empty()) {
+        std::map<std::pair<std::uint64_t, std::string>, int> approved;
+        for (auto const& a : r.approvals(run.id))
+            if (a.status == approval_status::approved)
+                ++approved[{a.step_index, a.hash}];
+        for (auto const& [key, n] : starts_per_approval)
+            if (n > std::max(approved[key], 1))
+                problems.push_back("approval " + key.second + " of " + name(key.first) + " granted " +
+                                   std::to_string(n) + " starts but was approved " + std::to_string(approved[key]) +
+                                   " times");
+    }
     for (auto const& step : r.steps(run.id)) {
         bool live = step.status == step_status::deciding || step.status == step_status::executing;
         if (live && !(options.allow_in_progress && run.status == run_status::running && !run.lease.owner.empty()))

@@ -67,6 +67,9 @@ bool explore_random(scenario const& s, explore_random_options const& options, so
     }
 
     std::size_t kills_landed = 0;
+    // Kills land by the clock, so the shrunk schedule may pass when RapidCheck runs it again: the
+    // report also carries the last failure seen.
+    std::string last_failure;
     auto kill_anywhere = [&] {
         // Instants within the uncrashed run's duration: process N is killed kills[N] after its fork.
         auto kills = *rc::gen::container<std::vector<std::int64_t>>(
@@ -79,7 +82,8 @@ bool explore_random(scenario const& s, explore_random_options const& options, so
             std::string instants;
             for (auto k : kills)
                 instants += (instants.empty() ? "" : ", ") + std::to_string(k) + " us";
-            RC_FAIL("killed at [" + instants + "]: " + describe(r, {}));
+            last_failure = "killed at [" + instants + "]: " + describe(r, {});
+            RC_FAIL(last_failure);
         }
     };
     auto property = [&] {
@@ -119,6 +123,8 @@ bool explore_random(scenario const& s, explore_random_options const& options, so
     }
     std::ostringstream message;
     rc::detail::printResultMessage(result, message);
+    if (!last_failure.empty())
+        message << "\nthe last failing schedule: " << last_failure;
     current_reporter().fail(where, "explore_random: " + message.str());
     return false;
 }

@@ -78,7 +78,20 @@ TEST_SUITE("testkit") {
         auto hash = log.approval_hash(0);
         log.tool_started(0, hash).interrupted(0).tool_started(0, hash).tool_finished(0);
         log.status(run_status::completed, "goal_completed");
-        CHECK(problems(log) == std::vector<std::string>{"approval " + hash + " of run r-1 granted 2 starts"});
+        CHECK(problems(log) == std::vector<std::string>{"approval " + hash +
+                                                        " of step r-1/0 granted 2 starts but was approved 1 times"});
+    }
+
+    TEST_CASE("log builder: a step interrupted again asks again, and two approvals of one request grant two starts") {
+        auto log = log_builder("r-1");
+        log.step(0, step_status::done, "send_message").tool_started(0).interrupted(0);
+        log.approval(0, "interrupted_side_effect", approval_status::approved, true);
+        auto hash = log.approval_hash(0);
+        log.tool_started(0, hash).interrupted(0);
+        log.approval(0, "interrupted_side_effect", approval_status::approved, true);
+        CHECK(log.approval_hash(0) == hash); // the same request, so the same hash
+        log.tool_started(0, hash).tool_finished(0).status(run_status::completed, "goal_completed");
+        CHECK(problems(log).empty());
     }
 
     TEST_CASE("log builder: a tool start that nothing closes is found") {
