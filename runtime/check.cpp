@@ -1,6 +1,5 @@
 #include <agentrt/runtime/check.hpp>
 
-#include <algorithm>
 #include <map>
 
 namespace agentrt {
@@ -48,7 +47,7 @@ void check_run(store_reader const& r, run_record const& run, check_options const
             if (a.status == approval_status::approved)
                 ++approved[{a.step_index, a.hash}];
         for (auto const& [key, n] : starts_per_approval)
-            if (n > std::max(approved[key], 1))
+            if (n > approved[key])
                 problems.push_back("approval " + key.second + " of " + name(key.first) + " granted " +
                                    std::to_string(n) + " starts but was approved " + std::to_string(approved[key]) +
                                    " times");

@@ -493,7 +493,11 @@ result<step_record> session::execute() {
                 break;
             if (holding) {
                 lock.unlock();
-                holding = renew_lease(st, run_id_, owner_, options.clocks.lease(), options.lease_duration);
+                try {
+                    holding = renew_lease(st, run_id_, owner_, options.clocks.lease(), options.lease_duration);
+                } catch (std::exception const&) {
+                    holding = false; // best effort: recording the outcome reports a failing store
+                }
                 lock.lock();
             }
         }

@@ -82,6 +82,16 @@ TEST_SUITE("testkit") {
                                                         " of step r-1/0 granted 2 starts but was approved 1 times"});
     }
 
+    TEST_CASE("log builder: a tool start under an approval that was never approved is found") {
+        auto log = log_builder("r-1");
+        log.step(0, step_status::done, "send_message").tool_started(0).interrupted(0);
+        log.approval(0, "interrupted_side_effect", approval_status::pending);
+        auto hash = log.approval_hash(0);
+        log.tool_started(0, hash).tool_finished(0).status(run_status::completed, "goal_completed");
+        CHECK(problems(log) == std::vector<std::string>{"approval " + hash +
+                                                        " of step r-1/0 granted 1 starts but was approved 0 times"});
+    }
+
     TEST_CASE("log builder: a step interrupted again asks again, and two approvals of one request grant two starts") {
         auto log = log_builder("r-1");
         log.step(0, step_status::done, "send_message").tool_started(0).interrupted(0);
