@@ -18,15 +18,21 @@ env::~env() {
         mdb_env_close(env_);
 }
 
-txn::txn(MDB_env* env, bool read_only) {
-    int rc = mdb_txn_begin(env, nullptr, read_only ? MDB_RDONLY : 0, &txn_);
+namespace {
+MDB_txn* begin(MDB_env* env, bool read_only) {
+    MDB_txn* t = nullptr;
+    int rc = mdb_txn_begin(env, nullptr, read_only ? MDB_RDONLY : 0, &t);
     if (rc == MDB_MAP_RESIZED) {
         // Another process grew the map: adopt its size and begin again.
         check(mdb_env_set_mapsize(env, 0), "mdb_env_set_mapsize");
-        rc = mdb_txn_begin(env, nullptr, read_only ? MDB_RDONLY : 0, &txn_);
+        rc = mdb_txn_begin(env, nullptr, read_only ? MDB_RDONLY : 0, &t);
     }
     check(rc, "mdb_txn_begin");
+    return t;
 }
+} // namespace
+
+txn::txn(MDB_env* env, bool read_only) : txn_(begin(env, read_only)) {}
 txn::~txn() {
     abort();
 }
@@ -39,6 +45,40 @@ void txn::abort() noexcept {
     if (txn_)
         mdb_txn_abort(txn_);
     txn_ = nullptr;
+}
+
+reader_pool::~reader_pool() {
+    // In a forked child the slots are its parent's: ending the transactions would free them under it.
+    if (::getpid() != owner_)
+        return;
+    for (MDB_txn* t : idle_)
+        mdb_txn_abort(t);
+}
+
+MDB_txn* reader_pool::take() {
+    MDB_txn* t = nullptr;
+    {
+        std::lock_guard lock(mutex_);
+        if (!idle_.empty()) {
+            t = idle_.back();
+            idle_.pop_back();
+        }
+    }
+    if (t && mdb_txn_renew(t) == MDB_SUCCESS)
+        return t;
+    if (t)
+        mdb_txn_abort(t); // MDB_MAP_RESIZED among others: begin afresh, which adopts a grown map
+    return begin(env_, true);
+}
+
+void reader_pool::give_back(MDB_txn* t) noexcept {
+    mdb_txn_reset(t);
+    try {
+        std::lock_guard lock(mutex_);
+        idle_.push_back(t);
+    } catch (...) {
+        mdb_txn_abort(t);
+    }
 }
 
 cursor::cursor(MDB_txn* t, MDB_dbi dbi) {

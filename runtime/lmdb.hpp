@@ -3,12 +3,15 @@
 #pragma once
 
 #include <lmdb.h>
+#include <unistd.h>
 
 #include <cstdint>
+#include <mutex>
 #include <optional>
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace agentrt::lmdb {
 
@@ -57,6 +60,40 @@ public:
 
 private:
     MDB_txn* txn_ = nullptr;
+};
+
+// Read transactions kept reset between reads: renewing one skips the lock on the shared reader table
+// that beginning one takes (MDB_NOTLS). Thread-safe. A reset transaction holds a reader slot but no
+// snapshot, so it keeps no page from reuse.
+class reader_pool {
+public:
+    explicit reader_pool(MDB_env* env) noexcept : env_(env) {}
+    ~reader_pool();
+    reader_pool(reader_pool const&) = delete;
+    reader_pool& operator=(reader_pool const&) = delete;
+
+    // A read transaction on the newest snapshot, for one read; the guard gives it back.
+    class read {
+    public:
+        explicit read(reader_pool& pool) : pool_(pool), txn_(pool.take()) {}
+        ~read() { pool_.give_back(txn_); }
+        read(read const&) = delete;
+        read& operator=(read const&) = delete;
+        MDB_txn* get() const noexcept { return txn_; }
+
+    private:
+        reader_pool& pool_;
+        MDB_txn* txn_;
+    };
+
+private:
+    MDB_txn* take();
+    void give_back(MDB_txn* t) noexcept;
+
+    MDB_env* env_;
+    pid_t owner_ = ::getpid();
+    std::mutex mutex_;
+    std::vector<MDB_txn*> idle_;
 };
 
 class cursor {

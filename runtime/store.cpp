@@ -73,6 +73,7 @@ struct store::impl {
     fs::path path;
     store_options options;
     lmdb::env env;
+    lmdb::reader_pool readers{env.get()}; // after env: its transactions end before the environment
     MDB_dbi runs = 0, run_order = 0, steps = 0, approvals = 0, events = 0, tool_specs = 0, model_calls = 0, meta = 0;
     mutable std::shared_mutex grow; // a map may only grow while this process has no transaction open
     std::atomic<std::uint64_t> commits{0}, syncs{0}, grows{0};
@@ -493,7 +494,7 @@ result<void> store::backup(std::filesystem::path const& destination) const {
 
 void store::read_erased(std::function<void(store_reader const&)> const& work) const {
     std::shared_lock lock(impl_->grow);
-    lmdb::txn t(impl_->env.get(), true);
+    lmdb::reader_pool::read t(impl_->readers);
     reader_impl r(*impl_, t.get());
     work(r);
 }

@@ -148,6 +148,41 @@ TEST_CASE("a full map grows and nothing is lost") {
     }
 }
 
+TEST_CASE("a map another process grew is adopted by this process's next read and write") {
+    world w;
+    auto s = w.open({.initial_map_bytes = 64 << 10});
+    auto count_runs = [&] { return s.read([](agentrt::store_reader const& r) { return r.runs({}, 1000).size(); }); };
+    CHECK(count_runs() == 0); // this process now keeps a read transaction for its next read
+    pid_t child = ::fork();
+    REQUIRE(child >= 0);
+    if (child == 0) {
+        auto other = agentrt::store::open(w.store_path, {.initial_map_bytes = 64 << 10});
+        if (!other)
+            ::_exit(2);
+        std::string big(4000, 'x');
+        for (int i = 0; i < 100; ++i)
+            other->write([&](agentrt::store_writer& wr) {
+                auto run = sample_run("run-" + std::to_string(i));
+                run.goal = big;
+                wr.append(run, "run.created", {}, i);
+                wr.put(run);
+            });
+        ::_exit(other->stats().map_grows > 0 ? 0 : 3);
+    }
+    int status = 0;
+    REQUIRE(::waitpid(child, &status, 0) == child);
+    REQUIRE(WIFEXITED(status));
+    REQUIRE(WEXITSTATUS(status) == 0);
+    CHECK(count_runs() == 100);
+    s.write([](agentrt::store_writer& wr) {
+        auto run = sample_run("after");
+        wr.append(run, "run.created", {}, 100);
+        wr.put(run);
+    });
+    CHECK(count_runs() == 101);
+    CHECK(agentrt::verify(s).ok());
+}
+
 TEST_CASE("a full map at its maximum fails the transaction with a clear error and loses nothing") {
     for (auto level : both_levels) {
         INFO("durability ", name_of(level));
