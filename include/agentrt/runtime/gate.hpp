@@ -100,14 +100,14 @@ private:
     gate* gate_ = nullptr;
     std::string run_id_;
     std::string owner_;
-    std::optional<std::uint64_t> open_;    // the step opened and not yet decided
+    std::optional<std::uint64_t> open_; // the step opened and not yet decided
     struct allowed_request {
         std::uint64_t step;
         accepted_call call; // as validated when the policy allowed it: what execute runs
     };
     std::optional<allowed_request> pending_; // the step allowed and not yet executed
-    bool preopened_ = false;               // open_ was opened by the commit that settled the step before
-    std::shared_ptr<void> view_cache_;     // the settled steps the policy's view was built from
+    bool preopened_ = false;                 // open_ was opened by the commit that settled the step before
+    std::shared_ptr<void> view_cache_;       // the settled steps the policy's view was built from
 };
 
 class gate {
