@@ -8,6 +8,9 @@
 #include <agentrt/catalog/canonical_json.hpp>
 
 #include <cmath>
+#include <condition_variable>
+#include <exception>
+#include <mutex>
 #include <thread>
 
 namespace agentrt {
@@ -42,6 +45,55 @@ std::optional<std::pair<std::string_view, std::string>> model_limit_reached(run_
 
 std::string canonical_request(model_request const& request) {
     return canonical_json(request_json(request));
+}
+
+// The call runs on the gate's runner thread while this one renews the lease, so that a reply slower
+// than the lease is not taken for a stuck holder. At the deadline the model's stop token is
+// requested and renewals end: a model that ignores both is a stuck holder, which attach takes over
+// once the lease expires. The call is always waited for (the model and the request are the
+// caller's), and its reply, late or not, is recorded as it is.
+model_result session::complete(model& m, model_request const& request, std::uint32_t attempt) {
+    struct shared {
+        std::mutex mutex;
+        std::condition_variable finished;
+        bool done = false;
+        model_result out;
+        std::exception_ptr unwinding; // not a std::exception, such as the test kit's simulated crash
+    };
+    auto state = std::make_shared<shared>();
+    std::stop_source stop;
+    auto const deadline = std::chrono::steady_clock::now() + gate_->options_.models.timeout;
+    model_call_context context{run_id_, *open_, attempt, deadline, stop.get_token()};
+    auto& impl = *gate_->impl_;
+    if (!impl.runner)
+        impl.runner = std::make_unique<tool_runner>();
+    impl.runner->submit([state, &m, &request, &context] {
+        model_result out;
+        std::exception_ptr unwinding;
+        try {
+            out = m.complete(request, context);
+        } catch (std::exception const& x) {
+            out = model_error{model_failure::permanent, std::string("the model threw: ") + x.what()};
+        } catch (...) {
+            unwinding = std::current_exception();
+        }
+        {
+            std::lock_guard lock(state->mutex);
+            state->out = std::move(out);
+            state->unwinding = unwinding;
+            state->done = true;
+        }
+        state->finished.notify_all();
+    });
+    std::unique_lock lock(state->mutex);
+    auto done = [&] { return state->done; };
+    if (!gate_detail::wait_renewing(*gate_, *this, lock, state->finished, done, deadline)) {
+        stop.request_stop();
+        state->finished.wait(lock, done);
+    }
+    if (state->unwinding)
+        std::rethrow_exception(state->unwinding);
+    return std::move(state->out);
 }
 
 decision decision_from(model_response const& response) {
@@ -96,13 +148,7 @@ result<model_response> session::call_model(model& m, model_request const& reques
         if (!dispatched)
             return dispatched.error();
 
-        model_call_context context{run_id_, *open_, attempt, std::chrono::steady_clock::now() + limits.timeout, {}};
-        model_result out;
-        try {
-            out = m.complete(request, context);
-        } catch (std::exception const& x) {
-            out = model_error{model_failure::permanent, std::string("the model threw: ") + x.what()};
-        }
+        model_result out = complete(m, request, attempt);
         auto call = *dispatched;
         auto const* response = std::get_if<model_response>(&out);
         auto const* failure = std::get_if<model_error>(&out);

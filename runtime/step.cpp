@@ -211,6 +211,31 @@ result<step_record> finish_call(gate& g, session& s, std::uint64_t index, std::u
 
 namespace gate_detail {
 
+bool wait_renewing(gate& g, session& s, std::unique_lock<std::mutex>& lock, std::condition_variable& finished,
+                   std::function<bool()> const& done, std::chrono::steady_clock::time_point deadline) {
+    auto const& options = g.options();
+    auto const renew_every = std::max(options.lease_duration / 3, std::chrono::milliseconds(1));
+    bool holding = true;
+    for (;;) {
+        auto until = std::min(deadline, std::chrono::steady_clock::now() + renew_every);
+        if (finished.wait_until(lock, until, done))
+            return true;
+        if (std::chrono::steady_clock::now() >= deadline)
+            return false;
+        if (holding) {
+            lock.unlock();
+            try {
+                // Records nothing but the new expiry.
+                holding =
+                    renew_lease(g.storage(), s.run_id(), s.owner(), options.clocks.lease(), options.lease_duration);
+            } catch (std::exception const&) {
+                holding = false; // best effort: recording the outcome reports a failing store
+            }
+            lock.lock();
+        }
+    }
+}
+
 std::optional<std::uint64_t> open_next(store_writer& w, run_record& run, limits const& l, std::int64_t now) {
     engine::count_active(run, now);
     if (auto stop = limit_reached(w, run, l, now)) {
@@ -477,27 +502,8 @@ result<step_record> session::execute() {
         impl.runner->submit(run_call);
         await_briefly(call->ready);
         std::unique_lock lock(call->mutex);
-        // The lease is renewed while the tool works, so that a call longer than the lease is not
-        // taken for a stuck holder; a renewal records nothing but the new expiry.
-        auto const renew_every = std::max(options.lease_duration / 3, std::chrono::milliseconds(1));
-        bool done = false, holding = true;
-        for (;;) {
-            auto until = std::min(deadline, std::chrono::steady_clock::now() + renew_every);
-            if ((done = call->finished.wait_until(lock, until, [&] { return call->done; })))
-                break;
-            if (std::chrono::steady_clock::now() >= deadline)
-                break;
-            if (holding) {
-                lock.unlock();
-                try {
-                    holding = renew_lease(st, run_id_, owner_, options.clocks.lease(), options.lease_duration);
-                } catch (std::exception const&) {
-                    holding = false; // best effort: recording the outcome reports a failing store
-                }
-                lock.lock();
-            }
-        }
-        if (done) {
+        if (gate_detail::wait_renewing(
+                *gate_, *this, lock, call->finished, [&] { return call->done; }, deadline)) {
             out = std::move(call->outcome);
         } else {
             call->abandoned = true;

@@ -282,7 +282,7 @@ model_result fake_model::play(turn const& t, std::size_t number, std::uint64_t c
         never_notified.wait(lock, context.stop, [] { return false; });
     else
         never_notified.wait_until(lock, context.stop, until, [] { return false; });
-    if (context.stop.stop_requested())
+    if (context.stop.stop_requested() && clock::now() < until) // the runtime also asks at the deadline
         why = "the call was stopped while the model stalled";
     return model_error{model_failure::cut_off, why};
 }

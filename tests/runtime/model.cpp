@@ -3,6 +3,8 @@
 #include "fixture.hpp"
 
 #include <deque>
+#include <functional>
+#include <thread>
 
 using namespace runtime_test;
 using agentrt::decision;
@@ -163,4 +165,97 @@ TEST_CASE("a reply with several tool calls runs the first and notes the others")
     CHECK(w.calls["lookup_order"] == 1);
     CHECK(w.calls["wipe_account"] == 0);
     CHECK(agentrt::read_run(s, "run-1").value().steps[0].ignored_calls == 1);
+}
+
+namespace {
+// A model whose `complete` is the test's own function.
+struct scripted_model : agentrt::model {
+    std::function<agentrt::model_result(agentrt::model_call_context const&)> reply;
+    agentrt::model_result complete(agentrt::model_request const&, agentrt::model_call_context const& c) override {
+        return reply(c);
+    }
+};
+agentrt::model_request small_request() {
+    agentrt::model_request request;
+    request.model = "small";
+    request.messages.push_back({"user", "go on"});
+    return request;
+}
+} // namespace
+
+TEST_CASE("a lease is renewed while a model call longer than the lease works") {
+    world w;
+    auto s = w.open();
+    auto options = w.options();
+    options.lease_duration = std::chrono::milliseconds(90);
+    // The reply takes 250 ms of the lease clock, in steps shorter than a lease, each time waiting (in
+    // real time, up to 2 s) for the lease to be renewed past the clock's new reading.
+    scripted_model m;
+    m.reply = [&](agentrt::model_call_context const&) -> agentrt::model_result {
+        for (int i = 0; i < 5; ++i) {
+            w.clock.advance(std::chrono::milliseconds(50));
+            auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(2);
+            while (agentrt::read_run(s, "run-1").value().run.lease.expiry_ms < w.clock() + 60 &&
+                   std::chrono::steady_clock::now() < give_up)
+                std::this_thread::sleep_for(std::chrono::milliseconds(1));
+        }
+        return text("done");
+    };
+    agentrt::gate g(s, w.table, w.policy, options);
+    auto session = g.begin("goal").value();
+    (void)session.open_step().value();
+    REQUIRE(session.call_model(m, small_request()));
+    auto run = agentrt::read_run(s, "run-1").value().run;
+    CHECK(run.lease.owner == session.owner());
+    CHECK(run.lease.expiry_ms > w.clock());
+    agentrt::gate other(s, w.table, w.policy, options);
+    auto refused = other.attach("run-1");
+    REQUIRE_FALSE(refused);
+    CHECK(refused.error().code == agentrt::errc::lease_held);
+}
+
+TEST_CASE("a model call past its deadline is asked to stop and no longer renews the lease") {
+    world w;
+    auto s = w.open();
+    auto options = w.options();
+    options.lease_duration = std::chrono::milliseconds(30);
+    options.models.timeout = std::chrono::milliseconds(50);
+    bool asked_to_stop = false;
+    std::int64_t expiry_at_reply = 0, clock_at_reply = 0;
+    scripted_model m;
+    m.reply = [&](agentrt::model_call_context const& c) -> agentrt::model_result {
+        auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+        while (!c.stop.stop_requested() && std::chrono::steady_clock::now() < give_up)
+            std::this_thread::sleep_for(std::chrono::milliseconds(1));
+        asked_to_stop = c.stop.stop_requested() && std::chrono::steady_clock::now() >= c.deadline;
+        // A model that still holds on: the lease clock moves past the lease, and nothing renews it.
+        w.clock.advance(std::chrono::milliseconds(100));
+        std::this_thread::sleep_for(std::chrono::milliseconds(60));
+        expiry_at_reply = agentrt::read_run(s, "run-1").value().run.lease.expiry_ms;
+        clock_at_reply = w.clock();
+        return agentrt::model_error{agentrt::model_failure::cut_off, "stopped at the deadline"};
+    };
+    agentrt::gate g(s, w.table, w.policy, options);
+    auto session = g.begin("goal").value();
+    (void)session.open_step().value();
+    auto reply = session.call_model(m, small_request());
+    REQUIRE_FALSE(reply);
+    CHECK(reply.error().message.find("stopped at the deadline") != std::string::npos);
+    CHECK(asked_to_stop);
+    CHECK(expiry_at_reply < clock_at_reply);
+    auto recorded = s.read([](agentrt::store_reader const& r) { return r.model_calls("run-1"); });
+    REQUIRE(recorded.size() == 1);
+    CHECK(recorded[0].status == "ambiguous");
+}
+
+TEST_CASE("an exception from the model that is not a std::exception reaches the caller") {
+    struct unwinding {};
+    world w;
+    auto s = w.open();
+    scripted_model m;
+    m.reply = [](agentrt::model_call_context const&) -> agentrt::model_result { throw unwinding{}; };
+    agentrt::gate g(s, w.table, w.policy, w.options());
+    auto session = g.begin("goal").value();
+    (void)session.open_step().value();
+    CHECK_THROWS_AS((void)session.call_model(m, small_request()), unwinding);
 }

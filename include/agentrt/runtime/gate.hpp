@@ -96,6 +96,7 @@ public:
 private:
     friend class gate;
     session(gate& g, std::string run_id, std::string owner);
+    model_result complete(model& m, model_request const& request, std::uint32_t attempt);
 
     gate* gate_ = nullptr;
     std::string run_id_;
