@@ -236,7 +236,7 @@ result<void> gate::resume_grant(session& s, step_record const& step, approval_re
     if (!done)
         return done.error();
     if (*done)
-        s.pending_ = session::allowed_request{step.index, std::move(*call)};
+        s.pending_ = step.index;
     return {};
 }
 

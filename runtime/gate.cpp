@@ -135,7 +135,7 @@ session::session(gate& g, std::string run_id, std::string owner)
 
 session::session(session&& other) noexcept
     : gate_(std::exchange(other.gate_, nullptr)), run_id_(std::move(other.run_id_)), owner_(std::move(other.owner_)),
-      open_(other.open_), pending_(std::move(other.pending_)), preopened_(other.preopened_),
+      open_(other.open_), pending_(other.pending_), preopened_(other.preopened_),
       view_cache_(std::move(other.view_cache_)) {}
 
 session& session::operator=(session&& other) noexcept {
@@ -146,7 +146,7 @@ session& session::operator=(session&& other) noexcept {
         run_id_ = std::move(other.run_id_);
         owner_ = std::move(other.owner_);
         open_ = other.open_;
-        pending_ = std::move(other.pending_);
+        pending_ = other.pending_;
         preopened_ = other.preopened_;
         view_cache_ = std::move(other.view_cache_);
     }

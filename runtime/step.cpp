@@ -261,7 +261,7 @@ result<std::optional<std::uint64_t>> session::open_step() {
         return err(errc::refused, "this session has ended");
     if (pending_)
         return err(errc::refused,
-                   "step " + std::to_string(pending_->step) + " is allowed and not executed: execute it first");
+                   "step " + std::to_string(*pending_) + " is allowed and not executed: execute it first");
     if (preopened_) {
         // The transaction that settled the previous step already opened this one.
         preopened_ = false;
@@ -406,7 +406,7 @@ result<step_record> session::propose(decision const& d) {
         return proposed;
     open_.reset();
     if (proposed->status == step_status::executing)
-        pending_ = allowed_request{index, std::move(*call)};
+        pending_ = index;
     if (next) {
         open_ = next;
         preopened_ = true;
@@ -448,8 +448,7 @@ result<step_record> session::execute() {
                                       ": propose an allowed tool call first (each runs once)");
     auto const& options = gate_->options_;
     store& st = *gate_->store_;
-    std::uint64_t const index = pending_->step;
-    accepted_call allowed = std::move(pending_->call);
+    std::uint64_t index = *pending_;
     pending_.reset();
     std::int64_t lease_now = options.clocks.lease();
     auto [run, step] = st.read([&](store_reader const& r) {
@@ -459,13 +458,18 @@ result<step_record> session::execute() {
         return held.error(); // a lapsed lease starts no side effect
     if (step.status != step_status::executing)
         return err(errc::conflict, "step " + step.id() + " is no longer executing");
-    tool_entry const* tool = &gate_->tools_->at(allowed.index);
+    tool_entry const* tool = gate_->tools_->find(step.tool);
+    auto document = read_json(step.arguments);
+    auto accepted = tool && document ? gate_->tools_->accept(step.tool, *document)
+                                     : result<accepted_call>(err(errc::unknown_tool, "tool " + step.tool + " is gone"));
+    if (!accepted)
+        return accepted.error();
 
     std::string step_id = step.id();
     std::string key = sha256_hex(step_id);
     auto call = std::make_shared<pending_call>();
     std::stop_source stop;
-    auto run_call = [call, tool, args = std::move(allowed.args), run_id = run_id_, step_id, key, index,
+    auto run_call = [call, tool, args = std::move(accepted->args), run_id = run_id_, step_id, key, index,
                      attempt = step.attempt, timeout = tool->timeout, token = stop.get_token(), st = &st,
                      record = options.clocks.record] {
         call_context context{

@@ -83,9 +83,7 @@ public:
     // Calls the allowed tool exactly once and records the outcome.
     result<step_record> execute();
     // The step allowed and not yet executed by this session (after propose, or a resume of a grant).
-    std::optional<std::uint64_t> pending_execution() const noexcept {
-        return pending_ ? std::optional(pending_->step) : std::nullopt;
-    }
+    std::optional<std::uint64_t> pending_execution() const noexcept { return pending_; }
     // Fails the run internal_error (for example when the agent throws).
     result<void> fail(std::string message);
     // Compare-and-set release of the lease.
@@ -101,14 +99,10 @@ private:
     gate* gate_ = nullptr;
     std::string run_id_;
     std::string owner_;
-    std::optional<std::uint64_t> open_; // the step opened and not yet decided
-    struct allowed_request {
-        std::uint64_t step;
-        accepted_call call; // as validated when the policy allowed it: what execute runs
-    };
-    std::optional<allowed_request> pending_; // the step allowed and not yet executed
-    bool preopened_ = false;                 // open_ was opened by the commit that settled the step before
-    std::shared_ptr<void> view_cache_;       // the settled steps the policy's view was built from
+    std::optional<std::uint64_t> open_;    // the step opened and not yet decided
+    std::optional<std::uint64_t> pending_; // the step allowed and not yet executed
+    bool preopened_ = false;               // open_ was opened by the commit that settled the step before
+    std::shared_ptr<void> view_cache_;     // the settled steps the policy's view was built from
 };
 
 class gate {
