@@ -21,13 +21,7 @@ env::~env() {
 namespace {
 MDB_txn* begin(MDB_env* env, bool read_only) {
     MDB_txn* t = nullptr;
-    int rc = mdb_txn_begin(env, nullptr, read_only ? MDB_RDONLY : 0, &t);
-    if (rc == MDB_MAP_RESIZED) {
-        // Another process grew the map: adopt its size and begin again.
-        check(mdb_env_set_mapsize(env, 0), "mdb_env_set_mapsize");
-        rc = mdb_txn_begin(env, nullptr, read_only ? MDB_RDONLY : 0, &t);
-    }
-    check(rc, "mdb_txn_begin");
+    check(mdb_txn_begin(env, nullptr, read_only ? MDB_RDONLY : 0, &t), "mdb_txn_begin");
     return t;
 }
 } // namespace
@@ -67,7 +61,7 @@ MDB_txn* reader_pool::take() {
     if (t && mdb_txn_renew(t) == MDB_SUCCESS)
         return t;
     if (t)
-        mdb_txn_abort(t); // MDB_MAP_RESIZED among others: begin afresh, which adopts a grown map
+        mdb_txn_abort(t); // MDB_MAP_RESIZED among others: begin afresh, which reports it
     return begin(env_, true);
 }
 
@@ -75,10 +69,13 @@ void reader_pool::give_back(MDB_txn* t) noexcept {
     mdb_txn_reset(t);
     try {
         std::lock_guard lock(mutex_);
-        idle_.push_back(t);
+        if (idle_.size() < max_idle) {
+            idle_.push_back(t);
+            return;
+        }
     } catch (...) {
-        mdb_txn_abort(t);
     }
+    mdb_txn_abort(t);
 }
 
 cursor::cursor(MDB_txn* t, MDB_dbi dbi) {

@@ -20,10 +20,18 @@ struct map_full : std::runtime_error {
     map_full() : std::runtime_error("LMDB map full") {}
 };
 
+// Another process grew the map: the store adopts the new size while no transaction of this process
+// is open (LMDB requires it), then begins again.
+struct map_resized : std::runtime_error {
+    map_resized() : std::runtime_error("LMDB map grown by another process") {}
+};
+
 [[noreturn]] void fail(int rc, std::string_view what);
 inline void check(int rc, std::string_view what) {
     if (rc == MDB_MAP_FULL)
         throw map_full();
+    if (rc == MDB_MAP_RESIZED)
+        throw map_resized();
     if (rc != MDB_SUCCESS)
         fail(rc, what);
 }
@@ -87,6 +95,10 @@ public:
     };
 
 private:
+    // Reader slots are shared by every process of the store (256 in all): keep a few, not one per
+    // thread that ever read.
+    static constexpr std::size_t max_idle = 4;
+
     MDB_txn* take();
     void give_back(MDB_txn* t) noexcept;
 

@@ -32,12 +32,14 @@ std::mutex open_paths_mutex;
 std::set<std::pair<pid_t, std::string>> open_paths;
 
 // power_loss: each commit syncs its data pages before it writes its meta page, so the file is intact
-// after a power failure. process_crash: no syncs, and commits write straight into a writable map
-// instead of through pwrite (1.3x faster steps). LMDB warns against mixing processes with and
-// without MDB_WRITEMAP on one environment, for systems whose mapped and written pages are cached
-// apart; Linux has one page cache for both, so a power_loss process's sync still covers every page.
+// after a power failure. process_crash: no syncs.
+//
+// Not MDB_WRITEMAP, although it made process_crash steps 1.3x faster: with a writable map LMDB sets
+// the file's size to the map size of whichever process opens or adopts last, so a process opening
+// with a smaller map cuts the file under one that grew it (a write there is SIGBUS, a page there is
+// lost), and a full disk becomes SIGBUS on a sparse page instead of a failed commit.
 unsigned durability_flags(durability level) {
-    return level == durability::power_loss ? MDB_NOMETASYNC : MDB_NOSYNC | MDB_WRITEMAP;
+    return level == durability::power_loss ? MDB_NOMETASYNC : MDB_NOSYNC;
 }
 
 error store_error(std::string message) {
@@ -105,6 +107,16 @@ struct store::handle {
 };
 
 namespace {
+
+// Adopts the map size another process grew to. The exclusive lock: no transaction of this process
+// may be open while the map moves.
+void adopt_grown_map(store::impl& s) {
+    std::unique_lock lock(s.grow);
+    lmdb::check(mdb_env_set_mapsize(s.env.get(), 0), "mdb_env_set_mapsize");
+    MDB_envinfo info{};
+    mdb_env_info(s.env.get(), &info);
+    s.map_bytes = info.me_mapsize;
+}
 
 class reader_impl : public virtual store_reader {
 public:
@@ -386,9 +398,16 @@ result<store> store::open(std::filesystem::path const& path, store_options const
         MDB_envinfo info{};
         mdb_env_info(env, &info);
         s->map_bytes = info.me_mapsize;
-        open_databases(*s, options.access == store_access::writer);
-        if (auto ok = check_version(*s); !ok)
-            return ok.error();
+        for (;;) {
+            try {
+                open_databases(*s, options.access == store_access::writer);
+                if (auto ok = check_version(*s); !ok)
+                    return ok.error();
+                break;
+            } catch (lmdb::map_resized const&) {
+                adopt_grown_map(*s); // nothing else of this store is open yet
+            }
+        }
         if (auto ok = take_owner_lock(*s); !ok)
             return ok.error();
     } catch (exception const& e) {
@@ -493,10 +512,17 @@ result<void> store::backup(std::filesystem::path const& destination) const {
 }
 
 void store::read_erased(std::function<void(store_reader const&)> const& work) const {
-    std::shared_lock lock(impl_->grow);
-    lmdb::reader_pool::read t(impl_->readers);
-    reader_impl r(*impl_, t.get());
-    work(r);
+    for (;;) {
+        try {
+            std::shared_lock lock(impl_->grow);
+            lmdb::reader_pool::read t(impl_->readers); // before the work: a retry repeats none of it
+            reader_impl r(*impl_, t.get());
+            work(r);
+            return;
+        } catch (lmdb::map_resized const&) {
+            adopt_grown_map(*impl_);
+        }
+    }
 }
 
 void store::write_erased(std::function<void(store_writer&)> const& work, bool flush) {
@@ -522,6 +548,8 @@ void store::write_erased(std::function<void(store_writer&)> const& work, bool fl
                 }
             }
             break;
+        } catch (lmdb::map_resized const&) {
+            adopt_grown_map(*impl_);
         } catch (lmdb::map_full const&) {
             std::unique_lock lock(impl_->grow);
             if (impl_->map_bytes >= impl_->options.max_map_bytes)

@@ -18,8 +18,7 @@ agentrt::run_record sample_run(std::string id) {
     run.goal = "a goal";
     return run;
 }
-// process_crash commits write through a writable map, power_loss commits through pwrite: the
-// promises about transactions hold for both.
+// The promises about transactions hold at both durability levels (their LMDB flags differ).
 constexpr agentrt::durability both_levels[] = {agentrt::durability::power_loss, agentrt::durability::process_crash};
 char const* name_of(agentrt::durability level) {
     return level == agentrt::durability::power_loss ? "power_loss" : "process_crash";
@@ -243,8 +242,7 @@ TEST_CASE("power_loss syncs every commit and flushes before a side effect; proce
 }
 
 TEST_CASE("a record another process changed is read as it now is, whatever durability each opened it with") {
-    // Each pair of levels, the two processes at different ones included: on Linux mapped and written
-    // pages share one page cache, so a writable map and pwrite see each other's commits.
+    // Each pair of levels, the two processes at different ones included.
     for (auto level : both_levels)
         for (auto other_level : both_levels) {
             INFO("this process ", name_of(level), ", the other ", name_of(other_level));
