@@ -16,8 +16,8 @@
 
 namespace agentrt {
 
-// One thread that runs a gate's tool calls, so a call does not pay for starting a thread. A runner
-// whose call overran its timeout is retired: it finishes that call (recording it late) and ends.
+// One thread that runs a gate's tool and model calls, so a call does not pay for starting a thread. A
+// runner whose tool overran its timeout is retired: it finishes that call (recording it late) and ends.
 //
 // After a call the runner watches for the next one for a short while before it sleeps: waking a
 // sleeping thread cost 25-30 us per step on the 2-core VM (a futex wake and, worse, an idle virtual

@@ -50,8 +50,9 @@ std::string canonical_request(model_request const& request) {
 // The call runs on the gate's runner thread while this one renews the lease, so that a reply slower
 // than the lease is not taken for a stuck holder. At the deadline the model's stop token is
 // requested and renewals end: a model that ignores both is a stuck holder, which attach takes over
-// once the lease expires. The call is always waited for (the model and the request are the
-// caller's), and its reply, late or not, is recorded as it is.
+// once the lease expires. The call is always waited for, even when this thread unwinds (the model,
+// the request and the context are the caller's), and its reply, late or not, is recorded as it is.
+// A model must not call back into its session: the runner it would need is the one running it.
 model_result session::complete(model& m, model_request const& request, std::uint32_t attempt) {
     struct shared {
         std::mutex mutex;
@@ -87,9 +88,18 @@ model_result session::complete(model& m, model_request const& request, std::uint
     });
     std::unique_lock lock(state->mutex);
     auto done = [&] { return state->done; };
-    if (!gate_detail::wait_renewing(*gate_, *this, lock, state->finished, done, deadline)) {
+    auto wait_out = [&] {
         stop.request_stop();
+        if (!lock.owns_lock())
+            lock.lock();
         state->finished.wait(lock, done);
+    };
+    try {
+        if (!gate_detail::wait_renewing(*gate_, *this, lock, state->finished, done, deadline))
+            wait_out();
+    } catch (...) {
+        wait_out(); // the model still reads the context and the request on this stack
+        throw;
     }
     if (state->unwinding)
         std::rethrow_exception(state->unwinding);

@@ -259,3 +259,26 @@ TEST_CASE("an exception from the model that is not a std::exception reaches the 
     (void)session.open_step().value();
     CHECK_THROWS_AS((void)session.call_model(m, small_request()), unwinding);
 }
+
+TEST_CASE("a crash while a model call works waits for the model before it unwinds") {
+    world w;
+    auto primary = w.open();
+    auto process = primary.simulated_process();
+    auto options = w.options();
+    options.lease_duration = std::chrono::milliseconds(30);
+    bool stopped = false;
+    scripted_model m;
+    m.reply = [&](agentrt::model_call_context const& c) -> agentrt::model_result {
+        process.simulate_crash(); // the next lease renewal throws simulated_process_crashed
+        auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+        while (!c.stop.stop_requested() && std::chrono::steady_clock::now() < give_up)
+            std::this_thread::sleep_for(std::chrono::milliseconds(1));
+        stopped = c.stop.stop_requested();
+        return text("too late");
+    };
+    agentrt::gate g(process, w.table, w.policy, options);
+    auto session = g.begin("goal").value();
+    (void)session.open_step().value();
+    CHECK_THROWS_AS((void)session.call_model(m, small_request()), agentrt::simulated_process_crashed);
+    CHECK(stopped);
+}

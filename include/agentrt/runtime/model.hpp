@@ -70,9 +70,9 @@ struct model_error {
 
 using model_result = std::variant<model_response, model_error>;
 
-// The model is called on the gate's runner thread while the caller renews the run's lease. At the
-// deadline `stop` is requested: end the call on either (report it cut_off), since from then on the
-// lease is no longer renewed (docs/runtime.md).
+// The model is called on the gate's runner thread while the caller renews the run's lease, so it must
+// not call back into its session. At the deadline `stop` is requested: end the call on either (report
+// it cut_off), since from then on the lease is no longer renewed (docs/runtime.md).
 struct model_call_context {
     std::string_view run_id;
     std::uint64_t step_index = 0;
