@@ -21,8 +21,9 @@ namespace agentrt {
 //
 // After a call the runner watches for the next one for a short while before it sleeps: waking a
 // sleeping thread cost 25-30 us per step on the 2-core VM (a futex wake and, worse, an idle virtual
-// CPU to rouse), about a third of a process_crash step. A gate whose agent takes longer than that to
-// decide spends at most `watch_for` of CPU per call.
+// CPU to rouse), about a third of a process_crash step. It watches only while the gaps between calls
+// are that short: a gate whose agent takes longer to decide (any model call, a power_loss step's
+// syncs) spends `watch_for` of CPU once, then sleeps at once.
 class tool_runner {
 public:
     static constexpr std::chrono::microseconds watch_for{100};
@@ -57,14 +58,19 @@ private:
     }
 
     void loop(std::stop_token stop) {
+        bool watching = true;
         for (;;) {
-            watch(stop);
+            auto const idle_since = std::chrono::steady_clock::now();
+            if (watching)
+                watch(stop);
             std::unique_lock lock(mutex_);
             sleeping_ = true; // under the mutex: a submit sees it, or the wait sees the task
             wake_.wait(lock, stop, [&] { return task_ || retired_; });
             sleeping_ = false;
             if (!task_)
                 return; // retired or stopped, and idle
+            // Watch after this call only if this gap was short enough to be caught by watching.
+            watching = std::chrono::steady_clock::now() - idle_since < watch_for;
             auto task = std::move(task_);
             task_ = nullptr;
             submitted_.store(false, std::memory_order_relaxed);
