@@ -10,12 +10,14 @@
 
 #include <lmdb.h>
 
+#include <chrono>
 #include <cstdlib>
 #include <filesystem>
 #include <functional>
 #include <map>
 #include <mutex>
 #include <string>
+#include <thread>
 
 namespace runtime_test {
 
@@ -96,6 +98,31 @@ inline std::vector<std::string> event_types(agentrt::store const& s, std::string
     for (auto const& e : agentrt::read_events(s, run_id).value())
         out.push_back(e.type);
     return out;
+}
+
+// Work that takes 250 ms of the lease clock, for a lease of 90 ms: in steps shorter than the lease, each
+// time waiting (in real time, up to 2 s) for run-1's lease to be renewed past the clock's new reading.
+inline constexpr std::chrono::milliseconds short_lease{90};
+inline void work_longer_than_the_lease(world& w, agentrt::store const& s) {
+    for (int i = 0; i < 5; ++i) {
+        w.clock.advance(std::chrono::milliseconds(50));
+        auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(2);
+        while (agentrt::read_run(s, "run-1").value().run.lease.expiry_ms < w.clock() + 60 &&
+               std::chrono::steady_clock::now() < give_up)
+            std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+}
+
+// run-1's lease is still the holder's, unexpired: another gate's attach is refused.
+inline void check_lease_kept(world& w, agentrt::store& s, agentrt::session const& holder,
+                             agentrt::gate_options const& options) {
+    auto run = agentrt::read_run(s, "run-1").value().run;
+    CHECK(run.lease.owner == holder.owner());
+    CHECK(run.lease.expiry_ms > w.clock());
+    agentrt::gate other(s, w.table, w.policy, options);
+    auto refused = other.attach("run-1");
+    REQUIRE_FALSE(refused);
+    CHECK(refused.error().code == agentrt::errc::lease_held);
 }
 
 // Direct LMDB access behind the runtime's back, for tampering tests (the store must be closed).

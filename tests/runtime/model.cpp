@@ -187,31 +187,17 @@ TEST_CASE("a lease is renewed while a model call longer than the lease works") {
     world w;
     auto s = w.open();
     auto options = w.options();
-    options.lease_duration = std::chrono::milliseconds(90);
-    // The reply takes 250 ms of the lease clock, in steps shorter than a lease, each time waiting (in
-    // real time, up to 2 s) for the lease to be renewed past the clock's new reading.
+    options.lease_duration = short_lease;
     scripted_model m;
     m.reply = [&](agentrt::model_call_context const&) -> agentrt::model_result {
-        for (int i = 0; i < 5; ++i) {
-            w.clock.advance(std::chrono::milliseconds(50));
-            auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(2);
-            while (agentrt::read_run(s, "run-1").value().run.lease.expiry_ms < w.clock() + 60 &&
-                   std::chrono::steady_clock::now() < give_up)
-                std::this_thread::sleep_for(std::chrono::milliseconds(1));
-        }
+        work_longer_than_the_lease(w, s);
         return text("done");
     };
     agentrt::gate g(s, w.table, w.policy, options);
     auto session = g.begin("goal").value();
     (void)session.open_step().value();
     REQUIRE(session.call_model(m, small_request()));
-    auto run = agentrt::read_run(s, "run-1").value().run;
-    CHECK(run.lease.owner == session.owner());
-    CHECK(run.lease.expiry_ms > w.clock());
-    agentrt::gate other(s, w.table, w.policy, options);
-    auto refused = other.attach("run-1");
-    REQUIRE_FALSE(refused);
-    CHECK(refused.error().code == agentrt::errc::lease_held);
+    check_lease_kept(w, s, session, options);
 }
 
 TEST_CASE("a model call past its deadline is asked to stop and no longer renews the lease") {
