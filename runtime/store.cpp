@@ -16,6 +16,7 @@
 #include <fcntl.h>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <shared_mutex>
 #include <stdexcept>
@@ -513,15 +514,18 @@ result<void> store::backup(std::filesystem::path const& destination) const {
 
 void store::read_erased(std::function<void(store_reader const&)> const& work) const {
     for (;;) {
+        std::shared_lock lock(impl_->grow);
+        std::optional<lmdb::reader_pool::read> t;
         try {
-            std::shared_lock lock(impl_->grow);
-            lmdb::reader_pool::read t(impl_->readers); // before the work: a retry repeats none of it
-            reader_impl r(*impl_, t.get());
-            work(r);
-            return;
+            t.emplace(impl_->readers);
         } catch (lmdb::map_resized const&) {
+            lock.unlock();
             adopt_grown_map(*impl_);
+            continue; // nothing of the work has run
         }
+        reader_impl r(*impl_, t->get());
+        work(r);
+        return;
     }
 }
 
