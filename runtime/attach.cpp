@@ -35,6 +35,18 @@ std::optional<step_record> waiting_step(store_reader const& r, std::string_view 
     return found;
 }
 
+// A step nobody works on any more: whoever decided it or called its tool crashed, stalled, or released
+// the run first. A deciding step or a read-only call is left behind; any other started call is an
+// interrupted side effect, to be settled before the run goes on.
+void interrupt_orphan(store_writer& w, run_record& run, step_record& step, tool_table const& tools, std::int64_t now) {
+    step.interrupted_in = step.status == step_status::executing ? "executing" : "deciding";
+    engine::interrupt_step(w, run, step, engine::harmless_interruption(step, tools) ? "left_behind" : "", now);
+}
+
+bool orphaned(step_record const& step) {
+    return step.status == step_status::deciding || step.status == step_status::executing;
+}
+
 } // namespace
 
 result<session> gate::attach(std::string_view run_id) {
@@ -57,13 +69,8 @@ result<session> gate::attach(std::string_view run_id) {
                                                  "; resume it after that, or stop its holder");
             w.append(*run, "lease.taken_over", {{"why", alive ? "expired" : "holder_dead"}}, now);
             for (auto& step : w.steps(run->id))
-                if (step.status == step_status::deciding || step.status == step_status::executing) {
-                    std::string resolution;
-                    step.interrupted_in = step.status == step_status::executing ? "executing" : "deciding";
-                    if (engine::harmless_interruption(step, *tools_))
-                        resolution = "left_behind";
-                    engine::interrupt_step(w, *run, step, resolution, now);
-                }
+                if (orphaned(step))
+                    interrupt_orphan(w, *run, step, *tools_, now);
             run->lease = {};
         }
         attach_plan plan;
@@ -93,10 +100,11 @@ result<session> gate::attach(std::string_view run_id) {
         run->updated_ms = now;
         engine::start_active(*run, now);
         w.append(*run, "run.resumed", {}, now);
-        // A step opened by a session that then released the run: nobody is deciding it.
+        // Left by a session that released the run (a step opened, or a tool started whose outcome was
+        // never recorded: the lease had lapsed, or recording it failed).
         for (auto& step : w.steps(run->id))
-            if (step.status == step_status::deciding)
-                engine::interrupt_step(w, *run, step, "left_behind", now);
+            if (orphaned(step))
+                interrupt_orphan(w, *run, step, *tools_, now);
         for (auto& step : w.steps(run->id))
             if (step.status == step_status::interrupted && step.resolution.empty()) {
                 plan.kind = plan_kind::settle;

@@ -274,6 +274,48 @@ TEST_CASE("a step opened before its session released the run is left behind on a
     CHECK(session.open_step().value() == std::optional<std::uint64_t>(2));
 }
 
+TEST_CASE("a tool call started before its session released the run is an interrupted side effect on attach") {
+    world w;
+    auto s = w.open();
+    agentrt::gate g(s, w.table, w.policy, w.options());
+    {
+        auto session = g.begin("goal").value();
+        (void)session.open_step().value();
+        (void)session.propose(decision::call("send_message", send_args)).value();
+        w.clock.advance(std::chrono::seconds(31));
+        REQUIRE_FALSE(session.execute()); // the lease lapsed: the tool start is recorded, its outcome never
+        REQUIRE(session.release());
+    }
+    auto resumed = g.attach("run-1").value();
+    auto step = agentrt::read_run(s, "run-1").value().steps.at(0);
+    CHECK(step.status == step_status::interrupted);
+    CHECK(step.interrupted_in == "executing");
+    CHECK(resumed.run().status == run_status::waiting_for_approval);
+    auto pending = agentrt::pending_approvals(s);
+    REQUIRE(pending.size() == 1);
+    CHECK(pending[0].kind == "interrupted_side_effect");
+    CHECK(w.calls.empty());
+    CHECK(agentrt::check_invariants(s).ok());
+}
+
+TEST_CASE("a read-only call started before its session released the run is left behind on attach") {
+    world w;
+    auto s = w.open();
+    agentrt::gate g(s, w.table, w.policy, w.options());
+    {
+        auto session = g.begin("goal").value();
+        (void)session.open_step().value();
+        (void)session.propose(decision::call("lookup_order", lookup_args)).value();
+        REQUIRE(session.release());
+    }
+    auto resumed = g.attach("run-1").value();
+    auto step = agentrt::read_run(s, "run-1").value().steps.at(0);
+    CHECK(step.status == step_status::interrupted);
+    CHECK(step.resolution == "left_behind");
+    CHECK(resumed.open_step().value() == std::optional<std::uint64_t>(1));
+    CHECK(agentrt::pending_approvals(s).empty());
+}
+
 TEST_CASE("a simulated process that crashed writes nothing more, from any thread") {
     world w;
     auto primary = w.open();
