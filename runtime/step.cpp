@@ -431,6 +431,11 @@ result<void> session::fail(std::string message) {
             w.put(step);
             w.append(run, "step.failed", {{"step", step.index}, {"reason", "internal_error"}, {"error", message}}, now);
         }
+        // An allowed call not executed, or one whose outcome was never recorded, ends with the run as
+        // a cancel ends it: a finished run leaves no step executing.
+        for (auto& step : w.steps(run_id_))
+            if (step.status == step_status::executing)
+                engine::interrupt_step(w, run, step, "cancelled", now);
         engine::finish_run(w, run, run_status::failed, run_reason::internal_error, message, now);
         w.put(run);
         return {};

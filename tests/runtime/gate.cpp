@@ -345,6 +345,24 @@ TEST_CASE("a complete decision ends the run goal_completed; a fail decision ends
     CHECK(b.run().reason == "agent_failed");
 }
 
+TEST_CASE("failing a run cancels its allowed call that was not executed") {
+    world w;
+    auto s = w.open();
+    agentrt::gate g(s, w.table, w.policy, w.options());
+    auto session = g.begin("goal").value();
+    (void)session.open_step().value();
+    (void)session.propose(decision::call("send_message", send_args)).value();
+    REQUIRE(session.fail("the agent gave up"));
+    auto details = agentrt::read_run(s, "run-1").value();
+    CHECK(details.run.status == run_status::failed);
+    CHECK(details.run.reason == "internal_error");
+    CHECK(details.steps.at(0).status == step_status::interrupted);
+    CHECK(details.steps.at(0).resolution == "cancelled");
+    CHECK_FALSE(session.execute());
+    CHECK(w.calls.empty());
+    CHECK(agentrt::check_invariants(s).ok());
+}
+
 TEST_CASE(
     "a non-read-only tool that overruns its timeout is an interrupted side effect with its late outcome appended") {
     world w;
