@@ -140,8 +140,13 @@ session::session(session&& other) noexcept
 
 session& session::operator=(session&& other) noexcept {
     if (this != &other) {
-        if (gate_)
-            (void)release();
+        if (gate_) {
+            try {
+                (void)release();
+            } catch (...) {
+                // As in the destructor: the lease then expires, or is taken over at once.
+            }
+        }
         gate_ = std::exchange(other.gate_, nullptr);
         run_id_ = std::move(other.run_id_);
         owner_ = std::move(other.owner_);
@@ -171,6 +176,12 @@ result<void> session::release() {
     if (!gate_)
         return err(errc::refused, "this session has ended");
     std::int64_t now = gate_->options_.clocks.record();
+    // The session ends even when the store fails to record it: its owner is then no longer live in
+    // this process, so its lease is taken over at once instead of after expiry.
+    struct ends {
+        session& s;
+        ~ends() { s.abandon(); }
+    } ending{*this};
     auto released = gate_->store_->write([&](store_writer& w) {
         auto run = w.run(run_id_);
         if (!run || run->lease.owner != owner_)
@@ -181,8 +192,6 @@ result<void> session::release() {
         w.put(*run);
         return true;
     });
-    engine::remove_live_owner(owner_);
-    gate_ = nullptr;
     if (!released)
         return err(errc::conflict, "run " + run_id_ + " was no longer held by this session");
     return {};

@@ -361,6 +361,19 @@ TEST_CASE("the lease of a crashed simulated process stays held and is taken over
     CHECK(taken->data.at("why") == "holder_dead");
 }
 
+TEST_CASE("assigning over a session whose process crashed does not end the program") {
+    world w;
+    auto primary = w.open();
+    auto dying = primary.simulated_process();
+    agentrt::gate other(primary, w.table, w.policy, w.options());
+    agentrt::gate g(dying, w.table, w.policy, w.options());
+    auto session = g.begin("goal").value();
+    dying.simulate_crash();
+    session = other.begin("another goal", "run-2").value(); // the release of run-1 throws inside
+    CHECK(session.run().id == "run-2");
+    CHECK(agentrt::read_run(primary, "run-1").value().run.lease.pid == dying.process_id());
+}
+
 TEST_CASE("a live simulated process holds its lease like a live process") {
     world w;
     auto primary = w.open();
