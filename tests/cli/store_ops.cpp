@@ -192,7 +192,8 @@ TEST_CASE("check prints each violation of contradictory records, with exit statu
     auto o = on_store(w.store_path, {"check"});
     SHOW(o);
     CHECK(o.status == 1);
-    CHECK(o.out.find("violation: step forged-1/0 started its tool 2 times with 0 grants\n") != std::string::npos);
+    CHECK(o.out.find("violation: step forged-1/0 started its tool again (start 2) without an approval\n") !=
+          std::string::npos);
     CHECK(o.out.find("violation: step forged-1/0 is left executing\n") != std::string::npos);
     CHECK(o.out.find("violation: run forged-1 ended without a reason\n") != std::string::npos);
     CHECK(o.out.find("in 2 runs checked") != std::string::npos);

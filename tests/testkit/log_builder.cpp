@@ -60,7 +60,18 @@ TEST_SUITE("testkit") {
         auto log = log_builder("r-1");
         log.step(0, step_status::done, "send_message").tool_started(0).interrupted(0).tool_started(0).tool_finished(0);
         log.status(run_status::completed, "goal_completed");
-        CHECK(problems(log) == std::vector<std::string>{"step r-1/0 started its tool 2 times with 0 grants"});
+        CHECK(problems(log) ==
+              std::vector<std::string>{"step r-1/0 started its tool again (start 2) without an approval"});
+    }
+
+    TEST_CASE("log builder: a start without an approval after a step's approved first start is found") {
+        auto log = log_builder("r-1");
+        log.step(0, step_status::done, "send_message");
+        log.approval(0, "external_message", approval_status::approved, true);
+        log.tool_started(0, log.approval_hash(0)).tool_finished(0).tool_started(0).tool_finished(0);
+        log.status(run_status::completed, "goal_completed");
+        CHECK(problems(log) ==
+              std::vector<std::string>{"step r-1/0 started its tool again (start 2) without an approval"});
     }
 
     TEST_CASE("log builder: a second start granted by an approval is not a problem") {
