@@ -145,6 +145,16 @@ TEST_SUITE("testkit") {
         CHECK(explore_random(shop_scenario(), {.cases = 8, .max_crashes = 3, .seed = 7}));
     }
 
+    TEST_CASE("crash harness: explore_random whose schedules never crash explored nothing, and fails") {
+        test_support::recording_reporter recorded;
+        scoped_reporter installed(recorded);
+        CHECK(!explore_random(shop_scenario(), {.cases = 3, .max_crashes = 0, .seed = 7}));
+        REQUIRE(recorded.reports.size() == 1);
+        CHECK(recorded.reports[0].message ==
+              "explore_random: no schedule crashed anywhere, so nothing was explored; try more cases or a larger "
+              "max_crashes");
+    }
+
     namespace {
     // An agent that cannot bear to see its own interrupted step: it aborts the process.
     struct fragile_agent final : agentrt::agent {
