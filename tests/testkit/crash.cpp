@@ -414,6 +414,16 @@ TEST_SUITE("testkit") {
         CHECK(message.find("turn 3") != std::string::npos);
     }
 
+    TEST_CASE("render equivalence: a crash after the last decision re-renders nothing, and fails") {
+        test_support::recording_reporter recorded;
+        scoped_reporter installed(recorded);
+        CHECK(!same_renders(rendering_scenario(false), {{2, crash_point::after_step_decided}}));
+        REQUIRE(recorded.reports.size() == 1);
+        CHECK(recorded.reports[0].message ==
+              "same_renders: no decision made after a resume was made from the same recorded steps as one of the "
+              "uncrashed run, so nothing was compared: choose crashes the run resumes from");
+    }
+
     TEST_CASE("render equivalence: an agent that renders nothing checked nothing, and fails") {
         test_support::recording_reporter recorded;
         scoped_reporter installed(recorded);
