@@ -95,7 +95,7 @@ int decide(context& c, command_line const& l, bool approving) {
         }
         if (!confirmed(view, approving)) {
             c.err << "agentrt: nothing decided\n";
-            return exit_failed;
+            return exit_usage;
         }
     }
     auto decided = approving ? approve(s, shown.run_id, shown.step_index, shown.hash, options)

@@ -179,13 +179,13 @@ TEST_CASE("a request changed while the operator reads it is refused after the ty
     CHECK(approvals.at(1).status == approval_status::pending);
 }
 
-TEST_CASE("approve on a terminal decides nothing unless y is typed") {
+TEST_CASE("approve on a terminal decides nothing unless y is typed, with exit status 2") {
     world w;
     auto s = w.open();
     auto id = start_waiting(w, s);
     auto o = on_store(w.store_path, {"approve", id, "--by", "ana"}, {.input = "n\n", .terminal = true});
     SHOW(o);
-    CHECK(o.status == 1);
+    CHECK(o.status == 2);
     CHECK(o.out.find("nothing decided") != std::string::npos);
     CHECK(only_approval(s, id).status == approval_status::pending);
 }
