@@ -277,7 +277,7 @@ public:
             return false;
         lmdb::del(t_, s_.run_order, lmdb::big_endian(existing->order));
         lmdb::del(t_, s_.runs, run_id);
-        for (MDB_dbi dbi : {s_.steps, s_.approvals, s_.events})
+        for (MDB_dbi dbi : {s_.steps, s_.approvals, s_.events, s_.model_calls})
             erase_prefix(dbi, keys::run_prefix(run_id));
         return true;
     }

@@ -1,4 +1,5 @@
 #include <agentrt/runtime/model.hpp>
+#include <agentrt/runtime/prune.hpp>
 
 #include "fixture.hpp"
 
@@ -84,6 +85,18 @@ TEST_CASE("a model call is recorded dispatched, then ok with its usage and cost"
     auto types = event_types(s, "run-1");
     CHECK(std::find(types.begin(), types.end(), "model.dispatched") <
           std::find(types.begin(), types.end(), "model.completed"));
+}
+
+TEST_CASE("pruning a run removes its model calls too") {
+    model_world w;
+    w.model.replies = {text("all done")};
+    auto s = w.open();
+    agentrt::driver d(s, w.table, w.policy, w.agent, w.with_prices());
+    (void)d.start("goal").value();
+    auto model_calls = [&] { return s.read([](agentrt::store_reader const& r) { return r.model_calls("run-1"); }); };
+    REQUIRE(model_calls().size() == 1);
+    REQUIRE(agentrt::prune(s, w.clock() + 1).value().runs == std::vector<std::string>{"run-1"});
+    CHECK(model_calls().empty());
 }
 
 TEST_CASE("transient model failures are retried with backoff, each call recorded") {

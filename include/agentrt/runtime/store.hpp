@@ -79,7 +79,7 @@ public:
     // the caller puts the run afterwards in the same transaction.
     virtual event_record const& append(run_record& run, std::string_view type, boost::json::object data,
                                        std::int64_t at_ms) = 0;
-    // Removes a run with its steps, approvals and events (prune). The caller records what the run
+    // Removes a run with its steps, approvals, events and model calls (prune). The caller records what the run
     // chain loses (see prune.hpp); false when there was no such run.
     virtual bool erase_run(std::string_view run_id) = 0;
 };
