@@ -236,6 +236,11 @@ result<void> gate::resume_grant(session& s, step_record const& step, approval_re
                         ++run.failed_streak;
                 }
             }
+            if (current.status == step_status::failed && latest->status == approval_status::approved) {
+                // Spent by the re-evaluation that failed its step: it must not make the run look ready.
+                latest->used = true;
+                w.put(*latest);
+            }
             w.put(current);
             w.put(run);
             return executing;

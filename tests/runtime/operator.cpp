@@ -132,6 +132,29 @@ TEST_CASE("only the latest approval of a step grants") {
     CHECK(w.calls.empty());
 }
 
+TEST_CASE("a grant the policy refuses on resume is spent, and no longer makes its run ready") {
+    world w;
+    auto s = w.open();
+    auto first = start_waiting(w, s);
+    REQUIRE(agentrt::approve(s, first.run_id, first.step_index, first.hash));
+    w.decide = [](auto const& t, auto const&, auto const&) {
+        return t.name == "send_message" ? agentrt::deny("sending is off today") : agentrt::allow();
+    };
+    agentrt::gate g(s, w.table, w.policy, w.options());
+    auto session = g.attach("run-1").value();
+    auto details = agentrt::read_run(s, "run-1").value();
+    CHECK(details.steps.at(0).status == step_status::failed);
+    CHECK(details.approvals.at(0).used);
+    // The run waits again, on a new step: the spent grant of step 0 does not make it ready.
+    w.decide = ask_for_send;
+    (void)session.open_step().value();
+    (void)session.propose(decision::call("send_message", send_args)).value();
+    REQUIRE(session.run().status == run_status::waiting_for_approval);
+    CHECK(agentrt::ready_runs(s, w.clock()).empty());
+    CHECK(agentrt::check_invariants(s).ok());
+    CHECK(w.calls.empty());
+}
+
 TEST_CASE("a tampered approval row is refused") {
     world w;
     std::string hash;
