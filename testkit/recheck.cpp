@@ -1,5 +1,6 @@
 #include <agentrt/testkit/recheck.hpp>
 
+#include <agentrt/catalog/canonical_json.hpp>
 #include <agentrt/runtime/reads.hpp>
 #include <agentrt/testkit/report.hpp>
 
@@ -35,6 +36,16 @@ std::uint64_t number(boost::json::object const& data, char const* key) {
 std::string text(boost::json::object const& data, char const* key) {
     auto const* v = data.if_contains(key);
     return v && v->is_string() ? std::string(v->get_string()) : std::string();
+}
+
+// Whether the step asked an operator for exactly the approval `v` asks for: the same kind,
+// capability and presentation, so the same hash for the same request.
+bool asked_for(run_records const& records, std::uint64_t step, verdict const& v) {
+    return std::any_of(records.approvals.begin(), records.approvals.end(), [&](approval_record const& a) {
+        return a.step_index == step && a.kind == v.kind &&
+               canonical_json(a.capability) == canonical_json(v.capability) &&
+               canonical_json(a.presentation) == canonical_json(v.presentation);
+    });
 }
 
 } // namespace
@@ -82,11 +93,15 @@ recheck_report recheck_run(run_records const& records, tool_table const& table, 
         }
         ++report.rechecked;
         std::string recorded = text(e.data, "outcome");
+        std::string const which = where + (e.data.contains("reevaluation") ? " (re-evaluation)" : "");
+        std::string const decided_now = std::string(to_string(now.outcome)) + (now.kind.empty() ? "" : " " + now.kind) +
+                                        (now.reason.empty() ? "" : " (" + now.reason + ")");
         if (recorded != to_string(now.outcome)) {
-            report.differences.push_back(where + (e.data.contains("reevaluation") ? " (re-evaluation)" : "") +
-                                         ": recorded " + recorded + ", now " + std::string(to_string(now.outcome)) +
-                                         (now.kind.empty() ? "" : " " + now.kind) +
-                                         (now.reason.empty() ? "" : " (" + now.reason + ")"));
+            report.differences.push_back(which + ": recorded " + recorded + ", now " + decided_now);
+            report.differing.push_back(index);
+        } else if (now.outcome == outcome::require_approval && !asked_for(records, index, now)) {
+            report.differences.push_back(which + ": now " + decided_now +
+                                         ", an approval (kind, capability or presentation) the step never asked for");
             report.differing.push_back(index);
         }
     }
@@ -150,6 +165,11 @@ bool recheck_differs(run_records const& records, tool_table const& table, evalua
 bool recheck_partial(run_records const& records, tool_table const& table, evaluator const& policy,
                      source_location where) {
     auto r = recheck_run(records, table, policy);
+    if (r.rechecked == 0) {
+        current_reporter().fail(where, "recheck_partial: run " + records.run.id +
+                                           " has no policy evaluation that could be re-checked");
+        return false;
+    }
     if (r.differences.empty())
         return true;
     current_reporter().fail(where, listed("recheck_partial: policy " + std::string(policy.identity()) +

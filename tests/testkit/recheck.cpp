@@ -33,6 +33,15 @@ struct cautious {
     }
 };
 
+// Asks for another kind of approval than cautious does.
+struct other_approver {
+    static constexpr std::string_view identity = "other-approver/1";
+    agentrt::verdict operator()(lookup_args const&, agentrt::run_view const&) const { return agentrt::allow(); }
+    agentrt::verdict operator()(send_args const&, agentrt::run_view const&) const {
+        return agentrt::require_approval("manager", "messages need a manager now");
+    }
+};
+
 std::string const mail = R"({"to":{"kind":"email","address":"a@b.c"},"cc":[],"subject":"s","counters":{}})";
 
 scenario messaging(std::vector<agentrt::decision> script) {
@@ -83,15 +92,31 @@ TEST_SUITE("testkit") {
         CHECK(report.differences.empty());
     }
 
-    TEST_CASE("recheck: a run with nothing to re-check fails, unless partial") {
+    TEST_CASE("recheck: a run with nothing to re-check fails, partial too") {
         test_support::recording_reporter recorded;
         scoped_reporter installed(recorded);
         auto records = records_of(run_scenario(messaging({agentrt::decision::complete("nothing to do")})));
         auto policy = agentrt::lower_policy(trusting{}, shop{});
         CHECK(!recheck(records, shop{}.table(), policy));
         CHECK(!recheck_differs(records, shop{}.table(), policy, {}));
-        CHECK(recheck_partial(records, shop{}.table(), policy));
-        CHECK(recorded.reports.size() == 2);
+        CHECK(!recheck_partial(records, shop{}.table(), policy));
+        REQUIRE(recorded.reports.size() == 3);
+        CHECK(recorded.reports[2].message ==
+              "recheck_partial: run run-1 has no policy evaluation that could be re-checked");
+    }
+
+    TEST_CASE("recheck: a policy that now asks for a different approval decides differently") {
+        auto s = lookup_then_mail();
+        s.policy = [] { return agentrt::lower_policy(cautious{}, shop{}); };
+        auto r = run_scenario(s);
+        REQUIRE(r.ok());
+        auto records = records_of(r);
+        CHECK(recheck(records, shop{}.table(), agentrt::lower_policy(cautious{}, shop{})));
+        auto report = recheck_run(records, shop{}.table(), agentrt::lower_policy(other_approver{}, shop{}));
+        CHECK(report.differing == std::vector<std::uint64_t>{1});
+        REQUIRE_FALSE(report.differences.empty());
+        CHECK(report.differences[0] == "step 1: now require_approval manager (messages need a manager now), an "
+                                       "approval (kind, capability or presentation) the step never asked for");
     }
 
     TEST_CASE("recheck: a record the table can no longer validate is reported, or tolerated by recheck_partial") {

@@ -48,7 +48,7 @@ bool recheck(run_records const& records, tool_table const& table, evaluator cons
 // Fails unless exactly `steps` decide differently; and when nothing was re-checked.
 bool recheck_differs(run_records const& records, tool_table const& table, evaluator const& policy,
                      std::vector<std::uint64_t> steps, source_location where = source_location::current());
-// Fails on any difference; tolerates records that cannot be re-checked (and re-checking nothing).
+// Fails on any difference, and when nothing could be re-checked; tolerates records that cannot be.
 bool recheck_partial(run_records const& records, tool_table const& table, evaluator const& policy,
                      source_location where = source_location::current());
 
