@@ -51,7 +51,10 @@ rc::Gen<std::string> string_gen(shape_node const& node, options const& opts) {
         // The pattern's own repetition bound caps the length; the option does not.
         high = k.max_length.value_or(std::size_t(-1));
         std::string pattern = node.pattern;
-        return rc::gen::suchThat(pattern_gen(pattern, opts), [pattern, low, high](std::string const& s) {
+        // A constraint wins over an option: unbounded repeats may go as far as min_length needs.
+        options reach = opts;
+        reach.max_pattern_repeat += low;
+        return rc::gen::suchThat(pattern_gen(pattern, reach), [pattern, low, high](std::string const& s) {
             std::size_t n = internal::code_points(s);
             return n >= low && n <= high && internal::pattern_matches(pattern, s);
         });

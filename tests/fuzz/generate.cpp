@@ -32,7 +32,22 @@ void every_generated_value_is_accepted(char const* name, int cases) {
         fuzz::property_settings{.seed = 1, .cases = cases});
 }
 
+// Longer than the pattern's unbounded repeats reach by default (max_pattern_repeat).
+struct long_identifiers {
+    BOOST_HANA_DEFINE_STRUCT(long_identifiers,
+                             (field<std::string, agentrt::min_length<12>, agentrt::pattern<"^[a-z]+$">>, word),
+                             (field<std::string, agentrt::min_length<9>, agentrt::pattern<"^(ab)*c+$">>, runs));
+};
+
 } // namespace
+
+TEST_CASE("a_pattern_with_a_min_length_beyond_its_default_repeats_still_generates") {
+    every_generated_value_is_accepted<long_identifiers>("long_identifiers", 300);
+    for (auto const& v : fuzz::sample(fuzz::valid_json(agentrt::type_info_of<long_identifiers>()), 50, 3)) {
+        CHECK(v.at("word").as_string().size() >= 12u);
+        CHECK(v.at("runs").as_string().size() >= 9u);
+    }
+}
 
 TEST_CASE("every_generated_value_serialised_is_accepted_by_the_decoder_for_every_test_type") {
     every_generated_value_is_accepted<every_scalar>("every_scalar", 1000);
