@@ -159,6 +159,69 @@ TEST_CASE("the reconcile hook settles an interrupted side effect: completed, con
     }
 }
 
+TEST_CASE("the reconcile hook may make the run wait on an approval of its own, and the call runs once approved") {
+    world w;
+    auto s = w.open();
+    auto options = w.options();
+    options.reconcile = [](agentrt::step_record const&, agentrt::tool_entry const&) {
+        agentrt::reconciliation r;
+        r.answer = agentrt::reconcile_answer::waiting;
+        r.approval = agentrt::require_approval("outbox_check", "the outbox was unreachable", {{"may", "resend"}},
+                                               {{"text", "resend the message?"}});
+        return r;
+    };
+    agentrt::gate g(s, w.table, w.policy, options);
+    auto crashed = g.begin("goal").value();
+    (void)crashed.open_step().value();
+    (void)crashed.propose(decision::call("send_message", send_args)).value();
+    crashed.abandon();
+    auto waiting = g.attach("run-1").value();
+    CHECK(waiting.run().status == run_status::waiting_for_approval);
+    auto pending = agentrt::pending_approvals(s);
+    REQUIRE(pending.size() == 1);
+    CHECK(pending[0].kind == "outbox_check");
+    CHECK(pending[0].reason == "the outbox was unreachable");
+    CHECK(pending[0].capability == boost::json::value{{"may", "resend"}});
+    CHECK(w.calls.empty());
+    REQUIRE(agentrt::approve(s, "run-1", 0, pending[0].hash));
+    auto resumed = g.attach("run-1").value();
+    REQUIRE(resumed.pending_execution() == std::optional<std::uint64_t>(0));
+    CHECK(resumed.execute().value().status == step_status::done);
+    CHECK(w.calls["send_message"] == 1);
+}
+
+TEST_CASE("an approved interrupted side effect whose policy asks for its own approval waits again, then runs once") {
+    world w;
+    auto s = w.open();
+    agentrt::gate g(s, w.table, w.policy, w.options());
+    auto crashed = g.begin("goal").value();
+    (void)crashed.open_step().value();
+    (void)crashed.propose(decision::call("send_message", send_args)).value();
+    crashed.abandon();
+    (void)g.attach("run-1").value();
+    auto interrupted = agentrt::pending_approvals(s).at(0);
+    REQUIRE(interrupted.kind == "interrupted_side_effect");
+    REQUIRE(agentrt::approve(s, "run-1", 0, interrupted.hash));
+    // Since the crash, the policy asks before every message.
+    w.decide = [](agentrt::tool_entry const& t, auto const&, auto const&) {
+        return t.name == "send_message" ? agentrt::require_approval("external_message", "ask first") : agentrt::allow();
+    };
+    auto asked = g.attach("run-1").value();
+    CHECK(asked.run().status == run_status::waiting_for_approval);
+    CHECK_FALSE(asked.pending_execution());
+    auto pending = agentrt::pending_approvals(s);
+    REQUIRE(pending.size() == 1);
+    CHECK(pending[0].kind == "external_message");
+    CHECK(w.calls.empty());
+    REQUIRE(agentrt::approve(s, "run-1", 0, pending[0].hash));
+    auto resumed = g.attach("run-1").value();
+    REQUIRE(resumed.pending_execution() == std::optional<std::uint64_t>(0));
+    (void)resumed.execute().value();
+    CHECK(w.calls["send_message"] == 1);
+    CHECK_FALSE(resumed.execute());
+    CHECK(w.calls["send_message"] == 1);
+}
+
 namespace {
 
 void wait_for_child(pid_t child, int expected_status) {

@@ -155,6 +155,56 @@ TEST_CASE("a grant the policy refuses on resume is spent, and no longer makes it
     CHECK(w.calls.empty());
 }
 
+TEST_CASE("on resume, approved arguments that today's schema refuses fail the step and run nothing") {
+    world w;
+    auto s = w.open();
+    auto waiting = start_waiting(w, s);
+    REQUIRE(agentrt::approve(s, waiting.run_id, waiting.step_index, waiting.hash));
+    // Today's send_message wants subjects of at least five characters; "hi" was approved.
+    std::vector<agentrt::tool_entry> entries(w.table.entries().begin(), w.table.entries().end());
+    for (auto& e : entries)
+        if (e.name == "send_message")
+            e.decode = [original =
+                            e.decode](boost::json::value const& document) -> agentrt::result<agentrt::arguments> {
+                auto const& subject = document.as_object().at("subject").as_string();
+                if (subject.size() < 5)
+                    return agentrt::error{agentrt::errc::invalid_arguments,
+                                          "the arguments do not match the schema",
+                                          {{"/subject", "minLength", "5, got " + std::to_string(subject.size())}}};
+                return original(document);
+            };
+    agentrt::tool_table today(std::move(entries));
+    agentrt::gate g(s, today, w.policy, w.options());
+    auto session = g.attach("run-1").value();
+    CHECK_FALSE(session.pending_execution());
+    auto details = agentrt::read_run(s, "run-1").value();
+    CHECK(details.run.status == run_status::running);
+    CHECK(details.steps.at(0).status == step_status::failed);
+    CHECK(details.steps.at(0).error.find("/subject: minLength 5, got 2") != std::string::npos);
+    auto events = agentrt::read_events(s, "run-1").value();
+    auto failed = std::find_if(events.begin(), events.end(), [](auto const& e) { return e.type == "step.failed"; });
+    REQUIRE(failed != events.end());
+    CHECK(failed->data.at("reason") == "invalid_decision");
+    CHECK(w.calls.empty());
+}
+
+TEST_CASE("only an approval whose request the policy asks for again grants, not an older granted one") {
+    world w;
+    auto s = w.open();
+    auto first = start_waiting(w, s);
+    REQUIRE(agentrt::approve(s, first.run_id, first.step_index, first.hash));
+    w.decide = [](auto const&, auto const&, auto const&) { return agentrt::require_approval("stricter", "new rule"); };
+    agentrt::gate g(s, w.table, w.policy, w.options());
+    (void)g.attach("run-1").value(); // asks for the stricter approval: the first grant is no longer the latest
+    // The policy goes back to the first request: the older grant still does not grant, as it is not the latest.
+    w.decide = ask_for_send;
+    auto waiting = g.attach("run-1");
+    REQUIRE_FALSE(waiting);
+    CHECK(waiting.error().message.find("waits for approval") != std::string::npos);
+    CHECK(w.calls.empty());
+    CHECK(agentrt::read_run(s, "run-1").value().run.status == run_status::waiting_for_approval);
+}
+
 TEST_CASE("a tampered approval row is refused") {
     world w;
     std::string hash;
