@@ -275,6 +275,28 @@ TEST_CASE("max steps ends the run before the step past it") {
     CHECK(w.calls["lookup_order"] == 2);
 }
 
+TEST_CASE("the elapsed time limit ends the run before the step past it") {
+    world w;
+    auto s = w.open();
+    auto options = w.options();
+    options.limits.max_elapsed = std::chrono::seconds(10);
+    options.limits.loop_threshold = 0;
+    w.replace["lookup_order"] = [&](auto const&, auto const&) -> agentrt::tool_result {
+        w.clock.advance(std::chrono::seconds(6));
+        return agentrt::tool_output{{{"order", "ord-1"}}, "ok"};
+    };
+    agentrt::gate g(s, w.table, w.policy, options);
+    auto session = g.begin("goal").value();
+    for (int i = 0; i < 2; ++i) {
+        REQUIRE(session.open_step().value());
+        (void)session.propose(decision::call("lookup_order", lookup_args)).value();
+        (void)session.execute().value();
+    }
+    CHECK_FALSE(session.open_step().value()); // 12 s since the run was created
+    CHECK(session.run().reason == "limit_elapsed");
+    CHECK(w.calls["lookup_order"] == 2);
+}
+
 TEST_CASE("the same call with the same result three times is a loop") {
     world w;
     auto s = w.open();

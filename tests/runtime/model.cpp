@@ -167,6 +167,53 @@ TEST_CASE("the model call limit ends the run before the call past it") {
     CHECK(run.reason == "limit_model_calls");
 }
 
+TEST_CASE("the token limit ends the run before the call past it") {
+    model_world w;
+    w.model.replies = {calls({{"1", "lookup_order", R"({"order_id":"ord-1"})"}}),
+                       calls({{"2", "lookup_order", R"({"order_id":"ord-2"})"}}), text("done")};
+    auto s = w.open();
+    auto options = w.with_prices();
+    options.models.max_tokens = 30; // each reply reports 20
+    agentrt::driver d(s, w.table, w.policy, w.agent, options);
+    auto run = d.start("goal").value();
+    CHECK(w.model.calls == 2);
+    CHECK(run.tokens == 40);
+    CHECK(run.status == run_status::failed);
+    CHECK(run.reason == "limit_tokens");
+}
+
+TEST_CASE("the cost limit ends the run before the call past it") {
+    model_world w;
+    w.model.replies = {calls({{"1", "lookup_order", R"({"order_id":"ord-1"})"}}),
+                       calls({{"2", "lookup_order", R"({"order_id":"ord-2"})"}}), text("done")};
+    auto s = w.open();
+    auto options = w.with_prices();
+    options.models.max_cost = 0.00005; // 50 micro-USD; each reply costs 10 * 1 + 10 * 2 = 30
+    agentrt::driver d(s, w.table, w.policy, w.agent, options);
+    auto run = d.start("goal").value();
+    CHECK(w.model.calls == 2);
+    CHECK(run.cost_micros == 60);
+    CHECK(run.status == run_status::failed);
+    CHECK(run.reason == "limit_cost");
+}
+
+TEST_CASE("a lapsed lease starts no model call") {
+    model_world w;
+    w.model.replies = {text("done")};
+    auto s = w.open();
+    agentrt::gate g(s, w.table, w.policy, w.with_prices());
+    auto session = g.begin("goal").value();
+    (void)session.open_step().value();
+    w.clock.advance(std::chrono::seconds(31));
+    agentrt::model_request request;
+    request.model = "small";
+    auto reply = session.call_model(w.model, request);
+    REQUIRE_FALSE(reply);
+    CHECK(reply.error().message.find("lapsed") != std::string::npos);
+    CHECK(w.model.calls == 0);
+    CHECK(s.read([](agentrt::store_reader const& r) { return r.model_calls("run-1"); }).empty());
+}
+
 TEST_CASE("a reply with several tool calls runs the first and notes the others") {
     model_world w;
     w.model.replies = {calls({{"1", "lookup_order", R"({"order_id":"ord-1"})"},
