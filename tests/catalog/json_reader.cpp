@@ -42,6 +42,25 @@ TEST_CASE("the boundary refuses a duplicate key and says where") {
     CHECK(read_back(R"([{"k": 1}, {"k": 2}])") == R"([{"k":1},{"k":2}])");
 }
 
+TEST_CASE("an object with a hundred thousand distinct keys is read, and a late duplicate is still found") {
+    std::string many = "{";
+    for (int i = 0; i < 100'000; ++i)
+        many += (i ? ",\"a" : "\"a") + std::to_string(i) + "\":0";
+    auto read = read_json(many + "}");
+    REQUIRE(read.has_value());
+    CHECK(read->as_object().size() == 100'000);
+
+    std::string duplicated = many + ",\"a7\":1}";
+    auto v = read_json(duplicated);
+    REQUIRE_FALSE(v.has_value());
+    REQUIRE(v.error().violations.size() == 1);
+    CHECK(v.error().violations[0].to_string() == R"(/a7: duplicateKey key "a7" appears twice)");
+    CHECK(v.error().message ==
+          "invalid JSON at byte " + std::to_string(duplicated.rfind("\"a7\"") + 3) + R"(: key "a7" appears twice)");
+    // Keys are unique per object: the same key in sibling and nested objects is no duplicate.
+    CHECK(read_back(R"({"k": {"k": 1}, "j": {"k": 2, "j": 3}})") == R"({"j":{"j":3,"k":2},"k":{"k":1}})");
+}
+
 TEST_CASE("the boundary refuses nesting deeper than 256") {
     std::string ok = std::string(256, '[') + std::string(256, ']');
     CHECK(read_json(ok).has_value());
