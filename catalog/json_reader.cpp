@@ -147,6 +147,9 @@ public:
         case internal::literal_status::out_of_range:
             return refuse(boundary_rule::number_range,
                           internal::abbreviated(number_) + " is outside the range of a double", ec);
+        case internal::literal_status::fraction_lost:
+            return refuse(boundary_rule::number_precision,
+                          internal::abbreviated(number_) + " is not an integer, but the double nearest it is", ec);
         case internal::literal_status::int64:
             values_.push_int64(parsed.i);
             break;

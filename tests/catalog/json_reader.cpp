@@ -130,6 +130,28 @@ TEST_CASE("a non-integral number is the double nearest its literal") {
     CHECK(read_json("1.7976931348623157e308").value().get_double() == 1.7976931348623157e308);
 }
 
+TEST_CASE("a number literal that is not mathematically an integer is refused when the nearest double is one") {
+    // Read as a double it would be an integer: 1 for an integer member, and "1" in canonical form.
+    CHECK(refusal("0.99999999999999999999") ==
+          "(root): numberPrecision 0.99999999999999999999 is not an integer, but the double nearest it is");
+    CHECK(refusal("[2.0000000000000001]") ==
+          "/0: numberPrecision 2.0000000000000001 is not an integer, but the double nearest it is");
+    CHECK(refusal(R"({"n": -2000000000000000.01e-3})") ==
+          "/n: numberPrecision -2000000000000000.01e-3 is not an integer, but the double nearest it is");
+    CHECK(refusal("9007199254740993.5") ==
+          "(root): numberPrecision 9007199254740993.5 is not an integer, but the double nearest it is");
+    CHECK(refusal("1" + std::string(30, '0') + ".5") ==
+          "(root): numberPrecision 1" + std::string(30, '0') + ".5 is not an integer, but the double nearest it is");
+
+    // Integers however written, and fractions a double keeps, are read as before.
+    CHECK(read_back("1.5e1") == "15");
+    CHECK(read_back("100000000000000000000.0e-1") == "10000000000000000000");
+    CHECK(read_json("2.000000000000001").value().get_double() == 2.000000000000001);
+    CHECK(read_json("0.9999999999999999").value().get_double() == 0.9999999999999999);
+    CHECK(read_json("1e300").value().get_double() == 1e300);
+    CHECK(read_json("123.456e78").value().get_double() == 123.456e78);
+}
+
 TEST_CASE("the boundary refuses syntax errors with the parser's reason") {
     auto v = read_json("[1,]");
     REQUIRE_FALSE(v.has_value());
