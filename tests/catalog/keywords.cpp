@@ -1,6 +1,7 @@
 // Keywords as types: exact decimals, the pattern subset, and what lands in the type's constraints.
 #include <agentrt/catalog/keywords.hpp>
 
+#include <agentrt/catalog/decode.hpp>
 #include <agentrt/catalog/reflect.hpp>
 
 #include "support/test_tools.hpp"
@@ -44,6 +45,20 @@ TEST_SUITE("keywords") {
         for (std::string_view p : {"(a)\\1", "(?=a)", "(?!a)", "(?<=a)", "(?<n>a)", "\\bword", "\\p{L}", "\\u0041",
                                    "\\x41", "a]", "a}", "*a", "a**", "(ab", "ab)", "[a-", "a{1001}", "a{3,2}", "(?i)a"})
             CHECK_MESSAGE(!pattern_problem(p).empty(), p);
+    }
+
+    TEST_CASE("nested repetition counts whose product passes 1000 are refused, as RE2 refuses them") {
+        for (std::string_view p : {"^([a-z]{1,64}\\.){1,20}$", "((a{10}){10}){11}", "(a{2,}){501}",
+                                   "(?:a{1000}b{2}){2}", "(x|(a{100}){11})"})
+            CHECK_MESSAGE(pattern_problem(p) == "nested repetition counts whose product is above 1000", p);
+        for (std::string_view p : {"((a{10}){10}){10}", "(a*){1000}", "(a{1000}|b){1}", "(?:a{1000}b{2})+",
+                                   "(a{0}){1000}", "a{1000}b{1000}"})
+            CHECK_MESSAGE(pattern_problem(p).empty(), p << ": " << pattern_problem(p));
+
+        // At exactly 1000, RE2 compiles the pattern: decoding matches instead of throwing.
+        using domain = agentrt::field<std::string, agentrt::pattern<"^([a-z]{1,50}\\.){1,20}$">>;
+        CHECK(agentrt::decode<domain>(R"("example.org.")"));
+        CHECK_FALSE(agentrt::decode<domain>(R"("example.org")"));
     }
 
     TEST_CASE("a field reads as its plain value and carries its keywords into the type's constraints") {
