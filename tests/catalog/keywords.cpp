@@ -75,6 +75,21 @@ TEST_SUITE("keywords") {
         CHECK(info.keywords.description == "How many");
     }
 
+    TEST_CASE("a float member's bounds reach at most FLT_MAX, and a value at the bound decodes as FLT_MAX") {
+        // A bound beyond FLT_MAX (maximum<"1e39">) does not compile: tests/compile_fail.
+        using widest = agentrt::field<float, agentrt::minimum<"-3.4028234663852886e38">,
+                                      agentrt::maximum<"3.4028234663852886e38">>;
+        auto at_bound = agentrt::decode<widest>("3.4028234663852886e38");
+        REQUIRE(at_bound);
+        CHECK(float(*at_bound) == std::numeric_limits<float>::max());
+        auto below = agentrt::decode<widest>("-3.4028234663852886e38");
+        REQUIRE(below);
+        CHECK(float(*below) == std::numeric_limits<float>::lowest());
+        auto beyond = agentrt::decode<widest>("3.5e38");
+        REQUIRE_FALSE(beyond);
+        CHECK(beyond.error().violations[0].keyword == "maximum");
+    }
+
     TEST_CASE("an integer member without bounds gets the bounds of its C++ type; narrowed ones keep theirs") {
         auto const& wide = agentrt::type_info_of<std::int16_t>();
         CHECK(*wide.keywords.minimum == decimal(-32768));
