@@ -146,9 +146,10 @@ private:
             store_unsigned(target, t.size, v.is_uint64() ? v.get_uint64() : std::uint64_t(v.get_int64()));
     }
 
-    // A double with no fraction: built in code (3.0), or read from a literal beyond 64 bits or with
-    // more digits than a double keeps. Inside 64 bits it is that integer exactly; outside, it breaks
-    // the bound of the member's C++ type, which the keywords always carry.
+    // A double with no fraction: built in code (3.0), or read from an integer literal beyond 64 bits
+    // (the boundary refuses a literal with a fraction that a double would lose). Inside 64 bits it is
+    // that integer exactly; outside, it breaks the bound of the member's C++ type, which the keywords
+    // always carry.
     void integral_double(type_info const& t, double d, void* target) {
         constexpr double two_63 = 9223372036854775808.0, two_64 = 18446744073709551616.0;
         auto beyond = [&](std::string_view keyword, std::optional<decimal> const& bound) {

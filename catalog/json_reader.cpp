@@ -6,7 +6,10 @@
 #include <boost/json/basic_parser_impl.hpp>
 #include <boost/json/value_stack.hpp>
 
+#include <algorithm>
+#include <iterator>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -16,11 +19,37 @@ namespace {
 namespace json = boost::json;
 
 // Where the handler is in the document, so that a refusal can say where with a JSON Pointer.
+// The keys of one object so far. A linear scan is quadratic in the number of keys, and a 1 MiB
+// object holds about 130,000: past a few keys they go to an ordered set, whose worst case, unlike
+// an unseeded hash's, no chosen set of keys can degrade.
+class key_set {
+public:
+    // False when `key` was there already.
+    bool insert(std::string const& key) {
+        if (many_.empty()) {
+            if (std::find(few_.begin(), few_.end(), key) != few_.end())
+                return false;
+            if (few_.size() < few_limit) {
+                few_.push_back(key);
+                return true;
+            }
+            many_.insert(std::make_move_iterator(few_.begin()), std::make_move_iterator(few_.end()));
+            few_.clear();
+        }
+        return many_.insert(key).second;
+    }
+
+private:
+    static constexpr std::size_t few_limit = 16;
+    std::vector<std::string> few_;
+    std::set<std::string, std::less<>> many_;
+};
+
 struct frame {
     bool is_object = false;
     std::size_t index = 0; // arrays: elements seen so far
     std::string key;       // objects: the current key
-    std::vector<std::string> keys;
+    key_set keys;
 };
 
 struct refusal {
@@ -76,15 +105,9 @@ public:
     bool on_key(json::string_view s, std::size_t, json::error_code& ec) {
         pending_key_.append(s.data(), s.size());
         frame& top = frames_.back();
-        for (auto const& seen : top.keys) {
-            if (seen == pending_key_) {
-                top.key = pending_key_;
-                return refuse(boundary_rule::duplicate_key, "key " + internal::quoted(pending_key_) + " appears twice",
-                              ec);
-            }
-        }
-        top.keys.push_back(pending_key_);
         top.key = pending_key_;
+        if (!top.keys.insert(pending_key_))
+            return refuse(boundary_rule::duplicate_key, "key " + internal::quoted(pending_key_) + " appears twice", ec);
         values_.push_key(pending_key_);
         pending_key_.clear();
         return true;
@@ -124,6 +147,9 @@ public:
         case internal::literal_status::out_of_range:
             return refuse(boundary_rule::number_range,
                           internal::abbreviated(number_) + " is outside the range of a double", ec);
+        case internal::literal_status::fraction_lost:
+            return refuse(boundary_rule::number_precision,
+                          internal::abbreviated(number_) + " is not an integer, but the double nearest it is", ec);
         case internal::literal_status::int64:
             values_.push_int64(parsed.i);
             break;

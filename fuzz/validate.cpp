@@ -13,8 +13,12 @@
 #include <boost/json/array.hpp>
 #include <boost/json/object.hpp>
 
+#include <algorithm>
 #include <cmath>
+#include <set>
+#include <string>
 #include <unordered_set>
+#include <vector>
 
 namespace agentrt::fuzz::detail {
 
@@ -73,6 +77,56 @@ bool json_equal(json::value const& a, json::value const& b) {
         return true;
     }
     return a == b;
+}
+
+// A text two values share exactly when json_equal calls them equal: each number spelled from its
+// exact decimal value (the value json_equal compares), object members sorted by key.
+void append_equality_key(std::string& out, json::value const& v) {
+    switch (v.kind()) {
+    case json::kind::int64:
+    case json::kind::uint64:
+    case json::kind::double_: {
+        internal::decimal_digits d = exact(v);
+        if (d.digits.empty() || d.digits == "0") {
+            out += '0';
+            break;
+        }
+        if (d.negative)
+            out += '-';
+        out += d.digits;
+        out += 'e';
+        out += std::to_string(d.exponent);
+        break;
+    }
+    case json::kind::string:
+        append_json_string(out, v.get_string());
+        break;
+    case json::kind::array:
+        out += '[';
+        for (auto const& e : v.get_array()) {
+            append_equality_key(out, e);
+            out += ',';
+        }
+        out += ']';
+        break;
+    case json::kind::object: {
+        std::vector<json::key_value_pair const*> members;
+        for (auto const& kv : v.get_object())
+            members.push_back(&kv);
+        std::sort(members.begin(), members.end(), [](auto const* a, auto const* b) { return a->key() < b->key(); });
+        out += '{';
+        for (auto const* kv : members) {
+            append_json_string(out, kv->key());
+            out += ':';
+            append_equality_key(out, kv->value());
+            out += ',';
+        }
+        out += '}';
+        break;
+    }
+    default:
+        out += canonical_json(v); // null, true, false
+    }
 }
 
 bool is_integral(json::value const& v) {
@@ -200,16 +254,7 @@ private:
         if (k.max_items && a.size() > *k.max_items)
             add("maxItems", std::to_string(*k.max_items) + ", got " + std::to_string(a.size()));
         if (k.unique_items)
-            for (std::size_t i = 1; i < a.size(); ++i) {
-                bool repeated = false;
-                for (std::size_t j = 0; j < i && !repeated; ++j)
-                    repeated = json_equal(a[i], a[j]);
-                if (repeated) {
-                    add("uniqueItems",
-                        "item " + std::to_string(i) + " repeats an earlier item, got " + internal::display(a[i]));
-                    break;
-                }
-            }
+            unique(a);
         for (std::size_t i = 0; i < a.size(); ++i) {
             shape_node const* item = i < n.prefix_items.size() ? n.prefix_items[i] : n.items;
             if (item)
@@ -219,6 +264,20 @@ private:
                     add("items", "no item is allowed after the " + std::to_string(n.prefix_items.size()) +
                                      " of prefixItems, got " + internal::display(a[i]));
                 });
+        }
+    }
+
+    // Comparing every pair is quadratic in the items of model-sent input: each item's equality key
+    // goes into an ordered set instead, whose worst case no chosen items can degrade.
+    void unique(json::array const& a) {
+        std::set<std::string, std::less<>> seen;
+        std::string key;
+        for (std::size_t i = 0; i < a.size(); ++i) {
+            key.clear();
+            append_equality_key(key, a[i]);
+            if (!seen.insert(key).second)
+                return add("uniqueItems",
+                           "item " + std::to_string(i) + " repeats an earlier item, got " + internal::display(a[i]));
         }
     }
 

@@ -91,6 +91,9 @@ literal_value parse_number_literal(std::string_view literal, int max_exponent) {
     auto [end, ec] = std::from_chars(literal.data(), literal.data() + literal.size(), d);
     if (ec != std::errc{} || !std::isfinite(d))
         return {literal_status::out_of_range};
+    // Trailing zeros are gone from `digits`: a negative exponent means a nonzero fraction.
+    if (parts.exponent < 0 && d == std::trunc(d))
+        return {literal_status::fraction_lost};
     // An integer just below INT64_MIN rounds to INT64_MIN itself; step one double further so that
     // the value stays outside every 64-bit type, as its literal is.
     constexpr double int64_min = -9223372036854775808.0;

@@ -7,7 +7,7 @@
 
 namespace agentrt::internal {
 
-enum class literal_status { int64, uint64, floating, exponent_too_large, out_of_range };
+enum class literal_status { int64, uint64, floating, exponent_too_large, out_of_range, fraction_lost };
 
 struct literal_value {
     literal_status status{};
@@ -17,7 +17,9 @@ struct literal_value {
 };
 
 // `literal` is a valid JSON number. An exactly integral value that fits 64 bits comes back as an
-// integer; anything else as the correctly rounded double.
+// integer; anything else as the correctly rounded double, except a literal with a fraction whose
+// nearest double has none (0.99999999999999999999, 2.0000000000000001): that is `fraction_lost`,
+// since no double tells it from an integer.
 literal_value parse_number_literal(std::string_view literal, int max_exponent);
 
 // A finite value as an exact decimal: digits (no leading zeros, "0" for zero) times 10^exponent.

@@ -117,6 +117,36 @@ TEST_SUITE("decode") {
                                             "type"));
     }
 
+    TEST_CASE("a number literal that is not mathematically an integer is refused for an integer member") {
+        auto with = [](std::string_view member, std::string_view literal) {
+            std::string doc = R"({"flag":true,"i8":0,"u8":0,"i16":0,"u16":0,"i32":0,"u32":0,"i64":0,"u64":0,)"
+                              R"("f32":0,"f64":0,"text":"","level":"low"})";
+            std::string key = "\"" + std::string(member) + "\":0";
+            doc.replace(doc.find(key), key.size(), "\"" + std::string(member) + "\":" + std::string(literal));
+            return doc;
+        };
+        // Each literal has a fraction that the nearest double loses.
+        CHECK(refuses_with<every_scalar>(with("i32", "0.99999999999999999999"), "/i32", "numberPrecision"));
+        CHECK(refuses_with<every_scalar>(with("i32", "2.0000000000000001"), "/i32", "numberPrecision"));
+        CHECK(refuses_with<every_scalar>(with("i8", "-2.0000000000000001"), "/i8", "numberPrecision"));
+        CHECK(refuses_with<every_scalar>(with("i64", "9007199254740993.5"), "/i64", "numberPrecision"));
+        CHECK(refuses_with<every_scalar>(with("u64", "18446744073709551614.5"), "/u64", "numberPrecision"));
+
+        // Mathematically integers, however written.
+        auto r = agentrt::decode<every_scalar>(with("i32", "1.0"));
+        REQUIRE(r);
+        CHECK(r->i32 == 1);
+        r = agentrt::decode<every_scalar>(with("i32", "1e2"));
+        REQUIRE(r);
+        CHECK(r->i32 == 100);
+        r = agentrt::decode<every_scalar>(with("i32", "1.5e1"));
+        REQUIRE(r);
+        CHECK(r->i32 == 15);
+        r = agentrt::decode<every_scalar>(with("i64", "9007199254740993.0"));
+        REQUIRE(r);
+        CHECK(r->i64 == 9007199254740993);
+    }
+
     TEST_CASE("integer widths: the C++ range is the schema range, refused on either side") {
         auto found = violations_of<every_scalar>(
             R"({"flag":true,"i8":128,"u8":-1,"i16":-32769,"u16":65536,"i32":2147483648,"u32":-1,)"
@@ -191,8 +221,8 @@ TEST_SUITE("decode") {
         CHECK(refuses_with<text_rules>(R"({"code":"a","ident":"9a"})", "/ident", "pattern"));
         CHECK(refuses_with<text_rules>(R"({"code":"a","ident":"a","phone":"12-3456"})", "/phone", "pattern"));
         CHECK(refuses_with<text_rules>(R"({"code":"a","ident":"a","phone":"١٢٣-٤٥٦٧"})", "/phone", "pattern"));
-    // ECMA-262's $ is the end of the string (Python's re also matches before a final newline).
-    CHECK(refuses_with<text_rules>(R"({"code":"a","ident":"a\n"})", "/ident", "pattern"));
+        // ECMA-262's $ is the end of the string (Python's re also matches before a final newline).
+        CHECK(refuses_with<text_rules>(R"({"code":"a","ident":"a\n"})", "/ident", "pattern"));
     }
 
     TEST_CASE("pattern matching stays linear on hostile input") {

@@ -42,6 +42,25 @@ TEST_CASE("the boundary refuses a duplicate key and says where") {
     CHECK(read_back(R"([{"k": 1}, {"k": 2}])") == R"([{"k":1},{"k":2}])");
 }
 
+TEST_CASE("an object with a hundred thousand distinct keys is read, and a late duplicate is still found") {
+    std::string many = "{";
+    for (int i = 0; i < 100'000; ++i)
+        many += (i ? ",\"a" : "\"a") + std::to_string(i) + "\":0";
+    auto read = read_json(many + "}");
+    REQUIRE(read.has_value());
+    CHECK(read->as_object().size() == 100'000);
+
+    std::string duplicated = many + ",\"a7\":1}";
+    auto v = read_json(duplicated);
+    REQUIRE_FALSE(v.has_value());
+    REQUIRE(v.error().violations.size() == 1);
+    CHECK(v.error().violations[0].to_string() == R"(/a7: duplicateKey key "a7" appears twice)");
+    CHECK(v.error().message ==
+          "invalid JSON at byte " + std::to_string(duplicated.rfind("\"a7\"") + 3) + R"(: key "a7" appears twice)");
+    // Keys are unique per object: the same key in sibling and nested objects is no duplicate.
+    CHECK(read_back(R"({"k": {"k": 1}, "j": {"k": 2, "j": 3}})") == R"({"j":{"j":3,"k":2},"k":{"k":1}})");
+}
+
 TEST_CASE("the boundary refuses nesting deeper than 256") {
     std::string ok = std::string(256, '[') + std::string(256, ']');
     CHECK(read_json(ok).has_value());
@@ -109,6 +128,28 @@ TEST_CASE("a non-integral number is the double nearest its literal") {
     CHECK(read_json("2.2250738585072014e-308").value().get_double() == 2.2250738585072014e-308);
     CHECK(read_json("0.30000000000000004").value().get_double() == 0.30000000000000004);
     CHECK(read_json("1.7976931348623157e308").value().get_double() == 1.7976931348623157e308);
+}
+
+TEST_CASE("a number literal that is not mathematically an integer is refused when the nearest double is one") {
+    // Read as a double it would be an integer: 1 for an integer member, and "1" in canonical form.
+    CHECK(refusal("0.99999999999999999999") ==
+          "(root): numberPrecision 0.99999999999999999999 is not an integer, but the double nearest it is");
+    CHECK(refusal("[2.0000000000000001]") ==
+          "/0: numberPrecision 2.0000000000000001 is not an integer, but the double nearest it is");
+    CHECK(refusal(R"({"n": -2000000000000000.01e-3})") ==
+          "/n: numberPrecision -2000000000000000.01e-3 is not an integer, but the double nearest it is");
+    CHECK(refusal("9007199254740993.5") ==
+          "(root): numberPrecision 9007199254740993.5 is not an integer, but the double nearest it is");
+    CHECK(refusal("1" + std::string(30, '0') + ".5") ==
+          "(root): numberPrecision 1" + std::string(30, '0') + ".5 is not an integer, but the double nearest it is");
+
+    // Integers however written, and fractions a double keeps, are read as before.
+    CHECK(read_back("1.5e1") == "15");
+    CHECK(read_back("100000000000000000000.0e-1") == "10000000000000000000");
+    CHECK(read_json("2.000000000000001").value().get_double() == 2.000000000000001);
+    CHECK(read_json("0.9999999999999999").value().get_double() == 0.9999999999999999);
+    CHECK(read_json("1e300").value().get_double() == 1e300);
+    CHECK(read_json("123.456e78").value().get_double() == 123.456e78);
 }
 
 TEST_CASE("the boundary refuses syntax errors with the parser's reason") {

@@ -1,6 +1,7 @@
 // Keywords as types: exact decimals, the pattern subset, and what lands in the type's constraints.
 #include <agentrt/catalog/keywords.hpp>
 
+#include <agentrt/catalog/decode.hpp>
 #include <agentrt/catalog/reflect.hpp>
 
 #include "support/test_tools.hpp"
@@ -46,6 +47,20 @@ TEST_SUITE("keywords") {
             CHECK_MESSAGE(!pattern_problem(p).empty(), p);
     }
 
+    TEST_CASE("nested repetition counts whose product passes 1000 are refused, as RE2 refuses them") {
+        for (std::string_view p : {"^([a-z]{1,64}\\.){1,20}$", "((a{10}){10}){11}", "(a{2,}){501}",
+                                   "(?:a{1000}b{2}){2}", "(x|(a{100}){11})"})
+            CHECK_MESSAGE(pattern_problem(p) == "nested repetition counts whose product is above 1000", p);
+        for (std::string_view p : {"((a{10}){10}){10}", "(a*){1000}", "(a{1000}|b){1}", "(?:a{1000}b{2})+",
+                                   "(a{0}){1000}", "a{1000}b{1000}"})
+            CHECK_MESSAGE(pattern_problem(p).empty(), p << ": " << pattern_problem(p));
+
+        // At exactly 1000, RE2 compiles the pattern: decoding matches instead of throwing.
+        using domain = agentrt::field<std::string, agentrt::pattern<"^([a-z]{1,50}\\.){1,20}$">>;
+        CHECK(agentrt::decode<domain>(R"("example.org.")"));
+        CHECK_FALSE(agentrt::decode<domain>(R"("example.org")"));
+    }
+
     TEST_CASE("a field reads as its plain value and carries its keywords into the type's constraints") {
         using bounded =
             agentrt::field<int, agentrt::minimum<1>, agentrt::maximum<10>, agentrt::description<"How many">>;
@@ -58,6 +73,21 @@ TEST_SUITE("keywords") {
         CHECK(*info.keywords.minimum == decimal(1));
         CHECK(*info.keywords.maximum == decimal(10));
         CHECK(info.keywords.description == "How many");
+    }
+
+    TEST_CASE("a float member's bounds reach at most FLT_MAX, and a value at the bound decodes as FLT_MAX") {
+        // A bound beyond FLT_MAX (maximum<"1e39">) does not compile: tests/compile_fail.
+        using widest = agentrt::field<float, agentrt::minimum<"-3.4028234663852886e38">,
+                                      agentrt::maximum<"3.4028234663852886e38">>;
+        auto at_bound = agentrt::decode<widest>("3.4028234663852886e38");
+        REQUIRE(at_bound);
+        CHECK(float(*at_bound) == std::numeric_limits<float>::max());
+        auto below = agentrt::decode<widest>("-3.4028234663852886e38");
+        REQUIRE(below);
+        CHECK(float(*below) == std::numeric_limits<float>::lowest());
+        auto beyond = agentrt::decode<widest>("3.5e38");
+        REQUIRE_FALSE(beyond);
+        CHECK(beyond.error().violations[0].keyword == "maximum");
     }
 
     TEST_CASE("an integer member without bounds gets the bounds of its C++ type; narrowed ones keep theirs") {

@@ -197,3 +197,28 @@ TEST_CASE("recursion_through_ref_is_bounded_by_max_depth") {
     CHECK(deepest >= 3);
     CHECK(deepest <= 2 * o.max_depth + 2);
 }
+
+TEST_CASE("unique_items_in_a_run_time_schema_compares_by_value_and_finds_a_repeat_among_many") {
+    auto shape = compiled(R"({"type": "array", "uniqueItems": true})");
+    auto repeats = [&](json::value const& v) {
+        auto found = fuzz::validate(shape, v);
+        REQUIRE(found.size() <= 1);
+        return found.empty() ? std::string() : found[0].to_string();
+    };
+    // Numbers are equal by mathematical value; objects regardless of member order.
+    CHECK(repeats(json::parse("[1, 1.0]")) == "(root): uniqueItems item 1 repeats an earlier item, got 1");
+    CHECK(repeats(json::array{json::value(std::int64_t(-3)), json::value(-3.0)}) ==
+          "(root): uniqueItems item 1 repeats an earlier item, got -3");
+    CHECK(repeats(json::parse(R"([{"a": 1, "b": [2, "x"]}, {"b": [2.0, "x"], "a": 1e0}])")) ==
+          R"((root): uniqueItems item 1 repeats an earlier item, got {"a":1,"b":[2,"x"]})");
+    CHECK(repeats(json::parse(R"([0, -0.0, 1])")) == "(root): uniqueItems item 1 repeats an earlier item, got 0");
+    CHECK(repeats(json::parse(R"([1, "1", [1], {"1": 1}, true, null, 0.5, [[1]], {"1": "1"}, "true"])")).empty());
+    CHECK(repeats(json::parse(R"([[1, 2], [2, 1], {"a": "b"}, {"b": "a"}, "a\"b", "a", "\"b"])")).empty());
+
+    json::array many;
+    for (int i = 0; i < 50'000; ++i)
+        many.push_back(json::value(i % 2 ? json::value(double(i) + 0.5) : json::value(std::int64_t(i))));
+    CHECK(repeats(many).empty());
+    many.push_back(json::value(49'998.0));
+    CHECK(repeats(many) == "(root): uniqueItems item 50000 repeats an earlier item, got 49998");
+}

@@ -2,15 +2,17 @@
 //
 // It refuses what could be read two ways or exhaust the reader: nesting deeper than 256, invalid
 // UTF-8, a \u escape of an unpaired surrogate, a duplicate key, anything but exactly one value, a
-// number literal longer than 10,000 characters or with an exponent beyond ±10,000, and a number no
-// double can hold. Each refusal names its rule (the violation keyword) and the byte offset.
+// number literal longer than 10,000 characters or with an exponent beyond ±10,000, a number no
+// double can hold, and a number with a fraction whose nearest double is an integer
+// (0.99999999999999999999). Each refusal names its rule (the violation keyword) and the byte offset.
 //
 //     agentrt::result<boost::json::value> v = agentrt::read_json(R"({"to":"a@b.c"})");
 //
 // Numbers are normalised by value: a literal whose exact value is an integer that fits 64 bits
 // (`1.0`, `1e2`, `-0`) becomes an int64 (uint64 above INT64_MAX); every other number becomes the
-// double nearest to its literal (std::from_chars, correctly rounded). So a double in a value read
-// here is never an integer that fits 64 bits.
+// double nearest to its literal (std::from_chars, correctly rounded). So a double read here holds
+// an integer only when its literal was one beyond 64 bits (`1e30`): a literal with a fraction is
+// refused rather than read as an integral double, which an integer member would then accept.
 #pragma once
 
 #include <agentrt/catalog/error.hpp>
@@ -42,6 +44,7 @@ inline constexpr std::string_view trailing = "trailingContent";
 inline constexpr std::string_view number_length = "numberLength";
 inline constexpr std::string_view exponent = "exponent";
 inline constexpr std::string_view number_range = "numberRange";
+inline constexpr std::string_view number_precision = "numberPrecision";
 } // namespace boundary_rule
 
 // Reads exactly one JSON value, or an errc::invalid_json error with one violation.

@@ -7,13 +7,15 @@
 //   classes `[a-z]`, `[^...]` with ranges; `\d` = [0-9], `\w` = [A-Za-z0-9_], `\s` = [\t\n\f\r ]
 //   and their negations (ASCII, inside classes too); escapes `\n \r \t \f \v` and `\` before any of
 //   ^ $ \ . * + ? ( ) [ ] { } | / -; groups `( )` and `(?: )`; alternation `|`; quantifiers
-//   `* + ?` and `{n}` `{n,}` `{n,m}` up to 1000, each optionally lazy (`?`).
+//   `* + ?` and `{n}` `{n,}` `{n,m}` up to 1000, each optionally lazy (`?`); nested counts (m, or
+//   n for `{n,}`) multiply, and RE2 refuses a product above 1000, so the subset does too.
 // Refused: backreferences, lookaround, named groups, \b, \p{..}, \u and \x escapes, flags, a
 // literal `]` or `}` outside an escape, and an empty pattern piece a quantifier applies to.
 // A typed catalogue refuses a pattern at compile time; a schema known at run time when it is
 // registered.
 #pragma once
 
+#include <algorithm>
 #include <string_view>
 
 namespace agentrt {
@@ -52,25 +54,35 @@ private:
             problem_ = why;
     }
 
-    constexpr void alternation() {
-        sequence();
+    // Each returns the largest product of repetition counts nested inside what it parsed (1 for
+    // none): RE2 refuses a pattern where that product passes 1000.
+    constexpr long long alternation() {
+        long long repeats = sequence();
         while (!done() && p_[at_] == '|') {
             ++at_;
-            sequence();
+            repeats = std::max(repeats, sequence());
         }
+        return repeats;
     }
 
-    constexpr void sequence() {
+    constexpr long long sequence() {
+        long long repeats = 1;
         while (!done() && p_[at_] != '|' && p_[at_] != ')') {
+            atom_repeats_ = 1;
             bool quantifiable = atom();
             if (!problem_.empty())
-                return;
+                return repeats;
+            long long here = atom_repeats_;
             if (at_ < p_.size() && is_quantifier_start(p_[at_])) {
                 if (!quantifiable)
-                    return fail("a quantifier after nothing it can repeat");
-                quantifier();
+                    return fail("a quantifier after nothing it can repeat"), repeats;
+                here *= std::max(quantifier(), 1LL);
+                if (problem_.empty() && here > 1000)
+                    fail("nested repetition counts whose product is above 1000");
             }
+            repeats = std::max(repeats, here);
         }
+        return repeats;
     }
 
     static constexpr bool is_quantifier_start(char c) { return c == '*' || c == '+' || c == '?' || c == '{'; }
@@ -118,9 +130,10 @@ private:
                 return false;
             }
         }
-        alternation();
+        long long inner = alternation();
         if (!problem_.empty())
             return false;
+        atom_repeats_ = inner;
         if (at_ >= p_.size() || p_[at_] != ')') {
             fail("an unclosed '('");
             return false;
@@ -171,33 +184,37 @@ private:
         return false;
     }
 
-    constexpr void quantifier() {
+    // Returns the count RE2 multiplies nested repetitions by: m of {n,m}, n of {n,}, 1 for * + ?.
+    constexpr long long quantifier() {
+        long long count = 1;
         char c = p_[at_];
         if (c == '{') {
             ++at_;
             long long low = number();
             long long high = low;
             if (low < 0)
-                return fail("a '{' that is not a {n}, {n,} or {n,m} quantifier");
+                return fail("a '{' that is not a {n}, {n,} or {n,m} quantifier"), count;
             if (at_ < p_.size() && p_[at_] == ',') {
                 ++at_;
                 high = (at_ < p_.size() && p_[at_] == '}') ? low : number();
                 if (high < 0)
-                    return fail("a '{' that is not a {n}, {n,} or {n,m} quantifier");
+                    return fail("a '{' that is not a {n}, {n,} or {n,m} quantifier"), count;
             }
             if (at_ >= p_.size() || p_[at_] != '}')
-                return fail("a '{' that is not a {n}, {n,} or {n,m} quantifier");
+                return fail("a '{' that is not a {n}, {n,} or {n,m} quantifier"), count;
             ++at_;
             if (high < low)
-                return fail("a {n,m} quantifier with n > m");
+                return fail("a {n,m} quantifier with n > m"), count;
             if (high > 1000)
-                return fail("a repetition count above 1000");
+                return fail("a repetition count above 1000"), count;
+            count = high;
         } else
             ++at_;
         if (at_ < p_.size() && p_[at_] == '?')
             ++at_; // lazy
         if (at_ < p_.size() && is_quantifier_start(p_[at_]))
             fail("two quantifiers in a row");
+        return count;
     }
 
     constexpr long long number() {
@@ -213,6 +230,7 @@ private:
     std::string_view p_;
     std::size_t at_ = 0;
     std::string_view problem_;
+    long long atom_repeats_ = 1; // set by atom(): the product nested inside a group
 };
 
 } // namespace pattern_detail

@@ -149,6 +149,15 @@ constexpr bool keyword_applies() {
         return is_vector<T>; // a map's entry count would need minProperties: not supported, so refused
 }
 
+// FLT_MAX as its shortest double spelling, 3.4028234663852886e+38: the double nearest it is
+// FLT_MAX, so a double at or inside this bound converts to float without overflow.
+constexpr decimal float_limit(bool negative) {
+    decimal limit(34028234663852886ULL);
+    limit.exponent = 22;
+    limit.negative = negative;
+    return limit;
+}
+
 template <class T>
 constexpr bool fits(std::optional<decimal> const& bound) {
     if (!bound)
@@ -156,6 +165,9 @@ constexpr bool fits(std::optional<decimal> const& bound) {
     if constexpr (plain_integer<T>)
         return compare(*bound, decimal(std::numeric_limits<T>::min())) >= 0 &&
                compare(*bound, decimal(std::numeric_limits<T>::max())) <= 0;
+    // A float bound beyond FLT_MAX would let the decoder convert an out-of-range double to float.
+    if constexpr (std::is_same_v<T, float>)
+        return compare(*bound, float_limit(true)) >= 0 && compare(*bound, float_limit(false)) <= 0;
     return true;
 }
 
@@ -234,12 +246,8 @@ struct lowering<T> {
     static constexpr type_info value = [] {
         type_info info = reflect_detail::scalar(type_kind::number, sizeof(T));
         if constexpr (sizeof(T) == 4) {
-            // FLT_MAX as its shortest double spelling, 3.4028234663852886e+38.
-            decimal limit(34028234663852886ULL);
-            limit.exponent = 22;
-            info.keywords.maximum = limit;
-            limit.negative = true;
-            info.keywords.minimum = limit;
+            info.keywords.maximum = reflect_detail::float_limit(false);
+            info.keywords.minimum = reflect_detail::float_limit(true);
         }
         return info;
     }();
