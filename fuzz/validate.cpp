@@ -17,7 +17,6 @@
 #include <cmath>
 #include <set>
 #include <string>
-#include <unordered_set>
 #include <vector>
 
 namespace agentrt::fuzz::detail {
