@@ -26,6 +26,15 @@ struct trusting_policy {
     }
 };
 
+// Asks the operator before every message; lookups go through.
+struct asking_policy {
+    static constexpr std::string_view identity = "asking/1";
+    agentrt::verdict operator()(lookup_args const&, agentrt::run_view const&) const { return agentrt::allow(); }
+    agentrt::verdict operator()(send_args const&, agentrt::run_view const&) const {
+        return agentrt::require_approval("outbound_mail", "mail leaves the shop");
+    }
+};
+
 std::string const mail = R"({"to":{"kind":"email","address":"a@b.c"},"cc":[],"subject":"refund","counters":{}})";
 
 scenario shop_scenario(crash_mode mode = crash_mode::simulated) {
@@ -39,6 +48,14 @@ scenario shop_scenario(crash_mode mode = crash_mode::simulated) {
             agentrt::decision::call("send_message", mail), agentrt::decision::complete("refund mailed")});
     };
     s.goal = "mail the refund of order 7";
+    return s;
+}
+
+// The shop scenario, pausing for the operator's approval before the send (step 1); the scenario's
+// operator approves, and the run resumes on the grant.
+scenario asking_scenario(crash_mode mode = crash_mode::simulated) {
+    auto s = shop_scenario(mode);
+    s.policy = [] { return agentrt::lower_policy(asking_policy{}, shop{}); };
     return s;
 }
 
@@ -108,6 +125,53 @@ TEST_SUITE("testkit") {
         CHECK(r.run.status == agentrt::run_status::completed);
         CHECK(r.invocations_of("send_message") == 1);
         CHECK(r.approvals.empty());
+    }
+
+    TEST_CASE("crash harness: a crash right after a granted approval is re-allowed never runs the request twice") {
+        auto r = run_scenario(asking_scenario(each_mode()), {{1, crash_point::after_attach_allowed}});
+        CHECK_MESSAGE(r.ok(), problems_of(r));
+        CHECK(r.crashes_fired == std::vector<crash>{{1, crash_point::after_attach_allowed}});
+        // Step 1, the send, is the one the grant re-allowed.
+        CHECK(std::any_of(r.events.begin(), r.events.end(), [](agentrt::event_record const& e) {
+            return e.type == "step.policy" && e.data.contains("reevaluation") &&
+                   e.data.at("step").to_number<std::uint64_t>() == 1;
+        }));
+        CHECK(r.resumes == 1);
+        CHECK(r.run.status == agentrt::run_status::completed);
+        CHECK(r.invocations_of("send_message") == 1); // the dead process never reached the tool
+        // The start the dead process recorded is settled by the operator, and the policy asks again.
+        std::vector<std::string> kinds;
+        for (auto const& a : r.approvals)
+            kinds.push_back(a.kind);
+        CHECK(kinds == std::vector<std::string>{"outbound_mail", "interrupted_side_effect", "outbound_mail"});
+    }
+
+    TEST_CASE("crash harness: a crash right after an approved send is interrupted runs it again only when approved") {
+        auto r = run_scenario(asking_scenario(each_mode()), {{1, crash_point::after_effect_before_outcome},
+                                                             {1, crash_point::after_step_interrupted}});
+        CHECK_MESSAGE(r.ok(), problems_of(r));
+        CHECK(r.crashes_fired.size() == 2);
+        CHECK(r.resumes == 2);
+        CHECK(r.run.status == agentrt::run_status::completed);
+        CHECK(r.invocations_of("send_message") == 2); // once lost, once approved again
+    }
+
+    TEST_CASE("crash harness: explore crashes a scenario that pauses for approval at every point") {
+        test_support::recording_reporter recorded;
+        scoped_reporter installed(recorded);
+        auto summary = explore(asking_scenario(each_mode()));
+        CHECK(summary.failures == 0);
+        for (auto const& r : recorded.reports)
+            FAIL_CHECK(r.message);
+        auto tried = [&](std::string const& point) {
+            return std::any_of(recorded.lines.begin(), recorded.lines.end(),
+                               [&](std::string const& l) { return l.find(" " + point + ": ok") != std::string::npos; });
+        };
+        // The run resumes once, on the grant, which re-allows the send of step 1.
+        CHECK(tried("step 1 after_run_resumed"));
+        CHECK(tried("step 1 after_attach_allowed"));
+        CHECK(tried("step 1 after_tool_started"));
+        CHECK(summary.crashes_tried == recorded.lines.size() - 1);
     }
 
     TEST_CASE("crash harness: several crashes in one scenario, each in a fresh process") {
