@@ -394,6 +394,33 @@ TEST_SUITE("testkit") {
         CHECK(message.find("run run-1 was left running") != std::string::npos);
     }
 
+    TEST_CASE("crash harness: a tool reached more often than its recorded starts is reported") {
+        auto s = shop_scenario(each_mode());
+        s.agent = nullptr;
+        // Calls the send of step 1 once itself, behind the gate's back, before driving the run.
+        s.loop = [inner = scripted_loop(shop_script)](agentrt::gate& g,
+                                                      loop_start const& start) -> agentrt::result<void> {
+            if (!start.resume) {
+                auto call = g.tools().accept("send_message", mail);
+                if (!call)
+                    return call.error();
+                agentrt::call_context context;
+                context.run_id = start.run_id;
+                context.step_index = 1;
+                if (auto sent = g.tools().at(call->index).call(call->args, context); !sent)
+                    return sent.error();
+            }
+            return inner(g, start);
+        };
+        s.keep_failed_store = false;
+        test_support::recording_reporter recorded;
+        scoped_reporter installed(recorded);
+        CHECK(!check_scenario(s));
+        REQUIRE(recorded.reports.size() == 1);
+        CHECK(recorded.reports[0].message.find("step 1: the tool was reached 2 times but only 1 starts are recorded") !=
+              std::string::npos);
+    }
+
     TEST_CASE("crash harness: kill_anywhere kills processes at random instants and the invariants hold") {
         CHECK(explore_random(shop_scenario(crash_mode::process),
                              {.cases = 12, .max_crashes = 3, .seed = 5, .kill_anywhere = true}));
