@@ -45,8 +45,8 @@ private:
 
 // The event's step, if it names one.
 std::optional<std::uint64_t> step_of(event_record const& e);
-// The crash point an event is the aftermath of, if any.
-std::optional<crash_point> point_of(event_record const& e);
+// The crash points an event is the aftermath of: none, one, or two when one commit ends both.
+std::vector<crash_point> points_of(event_record const& e);
 // For run.resumed the crash's step counts resumes (1: the first); otherwise it is the event's step.
 std::optional<std::uint64_t> crash_step_of(event_record const& e, std::uint64_t resumes_seen);
 

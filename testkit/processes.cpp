@@ -6,6 +6,7 @@
 #include <agentrt/runtime/operator.hpp>
 #include <agentrt/runtime/reads.hpp>
 
+#include <algorithm>
 #include <csignal>
 #include <cstdio>
 #include <fcntl.h>
@@ -94,22 +95,27 @@ std::optional<std::uint64_t> step_of(event_record const& e) {
     return std::nullopt;
 }
 
-std::optional<crash_point> point_of(event_record const& e) {
+std::vector<crash_point> points_of(event_record const& e) {
     if (e.type == "step.started")
-        return crash_point::after_step_started;
+        return {crash_point::after_step_started};
     if (e.type == "step.decided")
-        return crash_point::after_step_decided;
-    if (e.type == "step.policy" && is(e, "outcome", "allow"))
-        return e.data.contains("reevaluation") ? crash_point::after_attach_allowed : crash_point::after_policy_allowed;
+        return {crash_point::after_step_decided};
+    if (e.type == "step.policy" && is(e, "outcome", "allow") && !e.data.contains("reevaluation"))
+        return {crash_point::after_policy_allowed};
+    // A re-evaluated grant allows its step whether the policy answers allow or asks again for the
+    // very request granted, and only the start it commits with tells the two apart: a start
+    // carrying an approval is that commit's.
+    if (e.type == "step.tool_started" && e.data.contains("approval"))
+        return {crash_point::after_attach_allowed, crash_point::after_tool_started};
     if (e.type == "step.tool_started")
-        return crash_point::after_tool_started;
+        return {crash_point::after_tool_started};
     if (e.type == "step.tool_finished")
-        return crash_point::after_tool_finished;
+        return {crash_point::after_tool_finished};
     if (e.type == "run.resumed")
-        return crash_point::after_run_resumed;
+        return {crash_point::after_run_resumed};
     if (e.type == "step.interrupted")
-        return crash_point::after_step_interrupted;
-    return std::nullopt;
+        return {crash_point::after_step_interrupted};
+    return {};
 }
 
 std::optional<std::uint64_t> crash_step_of(event_record const& e, std::uint64_t resumes_seen) {
@@ -209,8 +215,10 @@ void run_process(scenario const& s, process_hooks const& p, std::vector<crash> c
     st.observe([&](event_record const& e) {
         if (e.type == "run.resumed")
             ++resumes_seen;
-        auto point = point_of(e);
-        if (armed && point && *point == armed->point && crash_step_of(e, resumes_seen) == armed->step)
+        if (!armed || crash_step_of(e, resumes_seen) != armed->step)
+            return;
+        auto points = points_of(e);
+        if (std::find(points.begin(), points.end(), armed->point) != points.end())
             die();
     });
 
@@ -262,13 +270,21 @@ void run_process(scenario const& s, process_hooks const& p, std::vector<crash> c
         return *run;
     };
 
-    bool begun = st.read([](store_reader const& r) { return r.run(run_id).has_value(); });
-    auto run = go(begun); // a process killed before it began the run leaves it to the next
+    auto pending_answer = [&]() -> std::optional<approval_record> {
+        for (auto& a : pending_approvals(st))
+            if (a.run_id == run_id)
+                return std::move(a);
+        return std::nullopt;
+    };
+    // A process killed before it began the run leaves it to the next. One killed right after the
+    // commit that paused its run for an answer leaves it to the operator: a restarted program
+    // waits for the answer, and attaching before it is refused.
+    auto left = st.read([](store_reader const& r) { return r.run(run_id); });
+    auto run =
+        left && left->status == run_status::waiting_for_approval && pending_answer() ? *left : go(left.has_value());
     while (run.status == run_status::waiting_for_approval) {
-        auto pending = pending_approvals(st);
-        auto mine =
-            std::find_if(pending.begin(), pending.end(), [](approval_record const& a) { return a.run_id == run_id; });
-        if (mine == pending.end())
+        auto mine = pending_answer();
+        if (!mine)
             break;
         auto answer = s.answer(*mine);
         if (answer == operator_answer::leave)

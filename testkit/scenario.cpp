@@ -217,10 +217,9 @@ std::vector<crash> reachable_points(scenario_result const& baseline) {
     std::uint64_t resumes_seen = 0;
     for (auto const& e : baseline.events) {
         resumes_seen += e.type == "run.resumed";
-        auto point = point_of(e);
-        auto step = crash_step_of(e, resumes_seen);
-        if (point && step)
-            add({*step, *point});
+        if (auto step = crash_step_of(e, resumes_seen))
+            for (auto point : points_of(e))
+                add({*step, point});
     }
     for (auto const& i : baseline.invocations)
         add({i.step, crash_point::after_effect_before_outcome});

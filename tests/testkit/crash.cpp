@@ -2,13 +2,19 @@
 #include <agentrt/testkit/scenario.hpp>
 
 #include <agentrt/catalog/catalog.hpp>
+#include <agentrt/runtime/reads.hpp>
 
 #include "support/recording_reporter.hpp"
 #include "support/test_tools.hpp"
 
 #include <doctest/doctest.h>
 
+#include <boost/json/serialize.hpp>
+
+#include <algorithm>
 #include <atomic>
+#include <cstdlib>
+#include <filesystem>
 #include <thread>
 
 using namespace agentrt::testkit;
@@ -23,6 +29,15 @@ struct trusting_policy {
     static constexpr std::string_view identity = "trusting/1";
     agentrt::verdict operator()(agentrt::untyped_request const&, agentrt::run_view const&) const {
         return agentrt::allow();
+    }
+};
+
+// Asks the operator before every message; lookups go through.
+struct asking_policy {
+    static constexpr std::string_view identity = "asking/1";
+    agentrt::verdict operator()(lookup_args const&, agentrt::run_view const&) const { return agentrt::allow(); }
+    agentrt::verdict operator()(send_args const&, agentrt::run_view const&) const {
+        return agentrt::require_approval("outbound_mail", "mail leaves the shop");
     }
 };
 
@@ -42,10 +57,49 @@ scenario shop_scenario(crash_mode mode = crash_mode::simulated) {
     return s;
 }
 
+// The shop scenario, pausing for the operator's approval before the send (step 1); the scenario's
+// operator approves, and the run resumes on the grant.
+scenario asking_scenario(crash_mode mode = crash_mode::simulated) {
+    auto s = shop_scenario(mode);
+    s.policy = [] { return agentrt::lower_policy(asking_policy{}, shop{}); };
+    return s;
+}
+
 std::string problems_of(scenario_result const& r) {
     std::string out;
     for (auto const& p : r.problems)
         out += p + "\n";
+    return out;
+}
+
+// The logical store (DESIGN.md section 6): runs, steps, approvals and events, lease fields aside.
+std::string dump(agentrt::store const& s) {
+    std::string out;
+    for (auto const& run : agentrt::list_runs(s, {}, 1000)) {
+        auto details = agentrt::read_run(s, run.id).value();
+        auto r = agentrt::to_json(details.run);
+        r.erase("lease");
+        out += boost::json::serialize(r) + "\n";
+        for (auto const& st : details.steps)
+            out += boost::json::serialize(agentrt::to_json(st)) + "\n";
+        for (auto const& a : details.approvals)
+            out += boost::json::serialize(agentrt::to_json(a)) + "\n";
+        for (auto const& e : agentrt::read_events(s, run.id).value())
+            out += boost::json::serialize(agentrt::to_json(e)) + "\n";
+    }
+    return out;
+}
+
+// Runs the scenario with `crashes` in a store of the test's own and dumps what it recorded.
+std::string logical_store_after(scenario s, std::vector<crash> const& crashes) {
+    std::string pattern = (std::filesystem::temp_directory_path() / "agentrt-logical-XXXXXX").string();
+    REQUIRE(::mkdtemp(pattern.data()));
+    s.store = pattern;
+    auto r = run_scenario(s, crashes);
+    CHECK_MESSAGE(r.ok(), problems_of(r));
+    CHECK(r.crashes_fired == crashes);
+    std::string out = dump(agentrt::store::open(r.store, {s.durability}).value());
+    std::filesystem::remove_all(pattern);
     return out;
 }
 
@@ -108,6 +162,53 @@ TEST_SUITE("testkit") {
         CHECK(r.run.status == agentrt::run_status::completed);
         CHECK(r.invocations_of("send_message") == 1);
         CHECK(r.approvals.empty());
+    }
+
+    TEST_CASE("crash harness: a crash right after a granted approval is re-allowed never runs the request twice") {
+        auto r = run_scenario(asking_scenario(each_mode()), {{1, crash_point::after_attach_allowed}});
+        CHECK_MESSAGE(r.ok(), problems_of(r));
+        CHECK(r.crashes_fired == std::vector<crash>{{1, crash_point::after_attach_allowed}});
+        // Step 1, the send, is the one the grant re-allowed.
+        CHECK(std::any_of(r.events.begin(), r.events.end(), [](agentrt::event_record const& e) {
+            return e.type == "step.policy" && e.data.contains("reevaluation") &&
+                   e.data.at("step").to_number<std::uint64_t>() == 1;
+        }));
+        CHECK(r.resumes == 1);
+        CHECK(r.run.status == agentrt::run_status::completed);
+        CHECK(r.invocations_of("send_message") == 1); // the dead process never reached the tool
+        // The start the dead process recorded is settled by the operator, and the policy asks again.
+        std::vector<std::string> kinds;
+        for (auto const& a : r.approvals)
+            kinds.push_back(a.kind);
+        CHECK(kinds == std::vector<std::string>{"outbound_mail", "interrupted_side_effect", "outbound_mail"});
+    }
+
+    TEST_CASE("crash harness: a crash right after an approved send is interrupted runs it again only when approved") {
+        auto r = run_scenario(asking_scenario(each_mode()), {{1, crash_point::after_effect_before_outcome},
+                                                             {1, crash_point::after_step_interrupted}});
+        CHECK_MESSAGE(r.ok(), problems_of(r));
+        CHECK(r.crashes_fired.size() == 2);
+        CHECK(r.resumes == 2);
+        CHECK(r.run.status == agentrt::run_status::completed);
+        CHECK(r.invocations_of("send_message") == 2); // once lost, once approved again
+    }
+
+    TEST_CASE("crash harness: explore crashes a scenario that pauses for approval at every point") {
+        test_support::recording_reporter recorded;
+        scoped_reporter installed(recorded);
+        auto summary = explore(asking_scenario(each_mode()));
+        CHECK(summary.failures == 0);
+        for (auto const& r : recorded.reports)
+            FAIL_CHECK(r.message);
+        auto tried = [&](std::string const& point) {
+            return std::any_of(recorded.lines.begin(), recorded.lines.end(),
+                               [&](std::string const& l) { return l.find(" " + point + ": ok") != std::string::npos; });
+        };
+        // The run resumes once, on the grant, which re-allows the send of step 1.
+        CHECK(tried("step 1 after_run_resumed"));
+        CHECK(tried("step 1 after_attach_allowed"));
+        CHECK(tried("step 1 after_tool_started"));
+        CHECK(summary.crashes_tried == recorded.lines.size() - 1);
     }
 
     TEST_CASE("crash harness: several crashes in one scenario, each in a fresh process") {
@@ -198,20 +299,14 @@ TEST_SUITE("testkit") {
     TEST_CASE("crash harness: two runs of a scenario record the same logical store, in either crash mode") {
         std::vector<crash> const crashes{{1, crash_point::after_effect_before_outcome},
                                          {2, crash_point::after_step_decided}};
-        auto chain = [](scenario_result const& r) {
-            std::vector<std::string> out;
-            for (auto const& e : r.events)
-                out.push_back(std::to_string(e.seq) + " " + e.type + " " + e.hash);
-            return out;
-        };
-        auto simulated = run_scenario(shop_scenario(crash_mode::simulated), crashes);
-        auto again = run_scenario(shop_scenario(crash_mode::simulated), crashes);
-        auto in_processes = run_scenario(shop_scenario(crash_mode::process), crashes);
-        CHECK_MESSAGE(simulated.ok(), problems_of(simulated));
-        CHECK(simulated.crashes_fired.size() == 2);
-        CHECK(simulated.events.size() > 10);
-        CHECK(chain(simulated) == chain(again));
-        CHECK(chain(simulated) == chain(in_processes));
+        auto simulated = logical_store_after(shop_scenario(crash_mode::simulated), crashes);
+        auto again = logical_store_after(shop_scenario(crash_mode::simulated), crashes);
+        auto in_processes = logical_store_after(shop_scenario(crash_mode::process), crashes);
+        CHECK(std::count(simulated.begin(), simulated.end(), '\n') > 20);
+        CHECK(simulated.find(R"("type":"step.interrupted")") != std::string::npos);
+        CHECK(simulated.find(R"("kind":"interrupted_side_effect")") != std::string::npos);
+        CHECK(simulated == again);
+        CHECK(simulated == in_processes);
     }
 
     TEST_CASE("crash harness: explore logs a line per crash and a summary line") {
@@ -328,6 +423,33 @@ TEST_SUITE("testkit") {
         auto const& message = recorded.reports[0].message;
         CHECK(message.find("process 0: the gate loop returned while run run-1 was still running") != std::string::npos);
         CHECK(message.find("run run-1 was left running") != std::string::npos);
+    }
+
+    TEST_CASE("crash harness: a tool reached more often than its recorded starts is reported") {
+        auto s = shop_scenario(each_mode());
+        s.agent = nullptr;
+        // Calls the send of step 1 once itself, behind the gate's back, before driving the run.
+        s.loop = [inner = scripted_loop(shop_script)](agentrt::gate& g,
+                                                      loop_start const& start) -> agentrt::result<void> {
+            if (!start.resume) {
+                auto call = g.tools().accept("send_message", mail);
+                if (!call)
+                    return call.error();
+                agentrt::call_context context;
+                context.run_id = start.run_id;
+                context.step_index = 1;
+                if (auto sent = g.tools().at(call->index).call(call->args, context); !sent)
+                    return sent.error();
+            }
+            return inner(g, start);
+        };
+        s.keep_failed_store = false;
+        test_support::recording_reporter recorded;
+        scoped_reporter installed(recorded);
+        CHECK(!check_scenario(s));
+        REQUIRE(recorded.reports.size() == 1);
+        CHECK(recorded.reports[0].message.find("step 1: the tool was reached 2 times but only 1 starts are recorded") !=
+              std::string::npos);
     }
 
     TEST_CASE("crash harness: kill_anywhere kills processes at random instants and the invariants hold") {
