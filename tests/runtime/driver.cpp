@@ -4,6 +4,9 @@
 
 #include <boost/json/serialize.hpp>
 
+#include <atomic>
+#include <memory>
+
 using namespace runtime_test;
 using agentrt::decision;
 
@@ -32,11 +35,18 @@ std::vector<decision> script() {
             decision::call("send_message", send_args), decision::complete("done")};
 }
 
-std::string drive_scenario() {
+// A record clock one millisecond later at every reading: a reading more, fewer or elsewhere shows.
+agentrt::gate_options ticking(world const& w) {
+    auto o = w.options();
+    o.clocks.record = [now = std::make_shared<std::atomic<std::int64_t>>(1'700'000'000'000)] { return ++*now; };
+    return o;
+}
+
+std::string drive_scenario(bool tick = true) {
     world w;
     auto s = w.open();
     agentrt::scripted_agent agent(script());
-    agentrt::driver d(s, w.table, w.policy, agent, w.options());
+    agentrt::driver d(s, w.table, w.policy, agent, tick ? ticking(w) : w.options());
     REQUIRE(d.start("scenario").value().status == agentrt::run_status::completed);
     return dump(s);
 }
@@ -48,12 +58,13 @@ TEST_CASE("clock readings are stable: two runs of a scenario record the same log
     auto second = drive_scenario();
     CHECK(first.size() > 1000);
     CHECK(first == second);
+    CHECK(first != drive_scenario(false)); // the ticks are recorded: the check above could see a change
 }
 
 TEST_CASE("a gate loop and the driver record the same store") {
     world w;
     auto s = w.open();
-    agentrt::gate g(s, w.table, w.policy, w.options());
+    agentrt::gate g(s, w.table, w.policy, ticking(w));
     auto session = g.begin("scenario").value();
     for (auto const& d : script()) {
         REQUIRE(session.open_step().value());
