@@ -379,6 +379,25 @@ TEST_CASE("a read-only call started before its session released the run is left 
     CHECK(agentrt::pending_approvals(s).empty());
 }
 
+TEST_CASE("a session that lost its lease to a takeover writes nothing and releases nothing of its successor's") {
+    world w;
+    auto s = w.open();
+    agentrt::gate g(s, w.table, w.policy, w.options());
+    auto stale = g.begin("goal").value();
+    w.clock.advance(std::chrono::seconds(31));
+    auto successor = g.attach("run-1").value();
+    auto before = agentrt::read_events(s, "run-1").value().size();
+    auto opened = stale.open_step();
+    REQUIRE_FALSE(opened);
+    CHECK(opened.error().code == agentrt::errc::conflict);
+    auto released = stale.release();
+    REQUIRE_FALSE(released);
+    CHECK(released.error().code == agentrt::errc::conflict);
+    CHECK(agentrt::read_events(s, "run-1").value().size() == before);
+    CHECK(agentrt::read_run(s, "run-1").value().run.lease.owner == successor.owner());
+    CHECK(successor.open_step().value() == std::optional<std::uint64_t>(0));
+}
+
 TEST_CASE("a simulated process that crashed writes nothing more, from any thread") {
     world w;
     auto primary = w.open();

@@ -296,6 +296,22 @@ TEST_CASE("an operator cancels a run without its lease") {
     CHECK_FALSE(agentrt::cancel(s, "run-1"));
 }
 
+TEST_CASE("the loser of a race between cancel and approve gets a typed error and changes nothing") {
+    world w;
+    auto s = w.open();
+    auto shown = start_waiting(w, s);
+    REQUIRE(agentrt::cancel(s, "run-1", "stop it", by("ana")));
+    auto before = agentrt::read_events(s, "run-1").value().size();
+    auto approved = agentrt::approve(s, shown.run_id, shown.step_index, shown.hash, by("bob"));
+    REQUIRE_FALSE(approved);
+    CHECK(approved.error().code == agentrt::errc::conflict);
+    CHECK(agentrt::read_events(s, "run-1").value().size() == before);
+    auto details = agentrt::read_run(s, "run-1").value();
+    CHECK(details.run.status == run_status::cancelled);
+    CHECK(details.approvals.at(0).decided_by != "bob");
+    CHECK(w.calls.empty());
+}
+
 TEST_CASE("a tool still running when its run is cancelled gets its outcome appended late") {
     world w;
     auto s = w.open();
