@@ -151,18 +151,25 @@ TEST_CASE("a throwing policy fails the run internal_error and runs nothing") {
     CHECK(w.calls.empty());
 }
 
-TEST_CASE("a policy whose capability is not usable JSON fails the run internal_error") {
-    world w;
-    w.decide = [](auto const&, auto const&, auto const&) {
-        return agentrt::require_approval("k", "r", boost::json::value(std::numeric_limits<double>::infinity()));
-    };
-    auto s = w.open();
-    agentrt::gate g(s, w.table, w.policy, w.options());
-    auto session = g.begin("goal").value();
-    (void)session.open_step().value();
-    (void)session.propose(decision::call("lookup_order", lookup_args)).value();
-    CHECK(session.run().reason == "internal_error");
-    CHECK(agentrt::pending_approvals(s).empty());
+TEST_CASE("a policy whose capability or presentation is not usable JSON fails the run internal_error") {
+    auto const infinite = boost::json::value(std::numeric_limits<double>::infinity());
+    for (bool capability : {true, false}) {
+        CAPTURE(capability);
+        world w;
+        w.decide = [&](auto const&, auto const&, auto const&) {
+            return capability ? agentrt::require_approval("k", "r", infinite)
+                              : agentrt::require_approval("k", "r", nullptr, {{"text", infinite}});
+        };
+        auto s = w.open();
+        agentrt::gate g(s, w.table, w.policy, w.options());
+        auto session = g.begin("goal").value();
+        (void)session.open_step().value();
+        (void)session.propose(decision::call("lookup_order", lookup_args)).value();
+        CHECK(session.run().status == agentrt::run_status::failed);
+        CHECK(session.run().reason == "internal_error");
+        CHECK(agentrt::pending_approvals(s).empty());
+        CHECK(w.calls.empty());
+    }
 }
 
 TEST_CASE("a terminal tool commits with the run") {
