@@ -113,6 +113,20 @@ TEST_CASE("transient model failures are retried with backoff, each call recorded
     CHECK(recorded[2].status == "ok");
 }
 
+TEST_CASE("retries of transient failures count against the model call limit") {
+    model_world w;
+    w.model.replies = {agentrt::model_error{agentrt::model_failure::transient, "overloaded"},
+                       agentrt::model_error{agentrt::model_failure::transient, "overloaded"}, text("done")};
+    auto s = w.open();
+    auto options = w.with_prices();
+    options.models.max_calls = 2;
+    agentrt::driver d(s, w.table, w.policy, w.agent, options);
+    auto run = d.start("goal").value();
+    CHECK(w.model.calls == 2);
+    CHECK(run.status == run_status::failed);
+    CHECK(run.reason == "limit_model_calls");
+}
+
 TEST_CASE("a permanent model failure is not retried and fails the run") {
     model_world w;
     w.model.replies = {agentrt::model_error{agentrt::model_failure::permanent, "bad key"}};

@@ -238,6 +238,17 @@ TEST_CASE("approving with a hash other than the one stored is refused") {
     CHECK(agentrt::pending_approvals(s).size() == 1);
 }
 
+TEST_CASE("rejecting with a hash other than the one stored is refused") {
+    world w;
+    auto s = w.open();
+    auto a = start_waiting(w, s);
+    auto decided = agentrt::reject(s, a.run_id, a.step_index, std::string(64, '0'));
+    REQUIRE_FALSE(decided);
+    CHECK(decided.error().code == agentrt::errc::refused);
+    CHECK(agentrt::pending_approvals(s).size() == 1);
+    CHECK(agentrt::read_run(s, "run-1").value().run.status == run_status::waiting_for_approval);
+}
+
 TEST_CASE("rejecting an approval fails the step and the run approval_rejected") {
     world w;
     auto s = w.open();
