@@ -1,8 +1,7 @@
 #include <agentrt/runtime/driver.hpp>
 
 #include "fixture.hpp"
-
-#include <boost/json/serialize.hpp>
+#include "support/logical_store.hpp"
 
 #include <atomic>
 #include <memory>
@@ -11,24 +10,6 @@ using namespace runtime_test;
 using agentrt::decision;
 
 namespace {
-
-// The logical store: runs, steps, approvals and events, lease fields aside.
-std::string dump(agentrt::store const& s) {
-    std::string out;
-    for (auto const& run : agentrt::list_runs(s, {}, 1000)) {
-        auto details = agentrt::read_run(s, run.id).value();
-        auto r = agentrt::to_json(details.run);
-        r.erase("lease");
-        out += boost::json::serialize(r) + "\n";
-        for (auto const& st : details.steps)
-            out += boost::json::serialize(agentrt::to_json(st)) + "\n";
-        for (auto const& a : details.approvals)
-            out += boost::json::serialize(agentrt::to_json(a)) + "\n";
-        for (auto const& e : agentrt::read_events(s, run.id).value())
-            out += boost::json::serialize(agentrt::to_json(e)) + "\n";
-    }
-    return out;
-}
 
 std::vector<decision> script() {
     return {decision::call("lookup_order", lookup_args), decision::call("nope", "{}"),
@@ -48,7 +29,7 @@ std::string drive_scenario(bool tick = true) {
     agentrt::scripted_agent agent(script());
     agentrt::driver d(s, w.table, w.policy, agent, tick ? ticking(w) : w.options());
     REQUIRE(d.start("scenario").value().status == agentrt::run_status::completed);
-    return dump(s);
+    return test_support::logical_store(s);
 }
 
 } // namespace
@@ -74,7 +55,7 @@ TEST_CASE("a gate loop and the driver record the same store") {
     }
     CHECK_FALSE(session.open_step().value());
     (void)session.release();
-    CHECK(dump(s) == drive_scenario());
+    CHECK(test_support::logical_store(s) == drive_scenario());
 }
 
 TEST_CASE("the scripted agent fails clearly past its script, and the run fails internal_error") {

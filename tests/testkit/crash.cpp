@@ -1,15 +1,12 @@
 // The crash harness: processes killed at each point (simulated or real), resumed, and held to the invariants.
-#include <agentrt/testkit/scenario.hpp>
+#include "shop.hpp"
 
-#include <agentrt/catalog/catalog.hpp>
 #include <agentrt/runtime/reads.hpp>
 
+#include "support/logical_store.hpp"
 #include "support/recording_reporter.hpp"
-#include "support/test_tools.hpp"
 
 #include <doctest/doctest.h>
-
-#include <boost/json/serialize.hpp>
 
 #include <algorithm>
 #include <atomic>
@@ -17,78 +14,9 @@
 #include <filesystem>
 #include <thread>
 
-using namespace agentrt::testkit;
-using namespace test_tools;
+using namespace shop_test;
 
 namespace {
-
-using shop = agentrt::catalog<lookup_order, send_message>;
-
-// Allows everything: the send is a side effect the policy lets through without an approval.
-struct trusting_policy {
-    static constexpr std::string_view identity = "trusting/1";
-    agentrt::verdict operator()(agentrt::untyped_request const&, agentrt::run_view const&) const {
-        return agentrt::allow();
-    }
-};
-
-// Asks the operator before every message; lookups go through.
-struct asking_policy {
-    static constexpr std::string_view identity = "asking/1";
-    agentrt::verdict operator()(lookup_args const&, agentrt::run_view const&) const { return agentrt::allow(); }
-    agentrt::verdict operator()(send_args const&, agentrt::run_view const&) const {
-        return agentrt::require_approval("outbound_mail", "mail leaves the shop");
-    }
-};
-
-std::string const mail = R"({"to":{"kind":"email","address":"a@b.c"},"cc":[],"subject":"refund","counters":{}})";
-
-scenario shop_scenario(crash_mode mode = crash_mode::simulated) {
-    scenario s;
-    s.mode = mode;
-    s.tools = [] { return shop{}.table(); };
-    s.policy = [] { return agentrt::lower_policy(trusting_policy{}, shop{}); };
-    s.agent = [] {
-        return std::make_unique<agentrt::scripted_agent>(std::vector<agentrt::decision>{
-            agentrt::decision::call("lookup_order", R"({"order_id":"ord-7"})"),
-            agentrt::decision::call("send_message", mail), agentrt::decision::complete("refund mailed")});
-    };
-    s.goal = "mail the refund of order 7";
-    return s;
-}
-
-// The shop scenario, pausing for the operator's approval before the send (step 1); the scenario's
-// operator approves, and the run resumes on the grant.
-scenario asking_scenario(crash_mode mode = crash_mode::simulated) {
-    auto s = shop_scenario(mode);
-    s.policy = [] { return agentrt::lower_policy(asking_policy{}, shop{}); };
-    return s;
-}
-
-std::string problems_of(scenario_result const& r) {
-    std::string out;
-    for (auto const& p : r.problems)
-        out += p + "\n";
-    return out;
-}
-
-// The logical store (DESIGN.md section 6): runs, steps, approvals and events, lease fields aside.
-std::string dump(agentrt::store const& s) {
-    std::string out;
-    for (auto const& run : agentrt::list_runs(s, {}, 1000)) {
-        auto details = agentrt::read_run(s, run.id).value();
-        auto r = agentrt::to_json(details.run);
-        r.erase("lease");
-        out += boost::json::serialize(r) + "\n";
-        for (auto const& st : details.steps)
-            out += boost::json::serialize(agentrt::to_json(st)) + "\n";
-        for (auto const& a : details.approvals)
-            out += boost::json::serialize(agentrt::to_json(a)) + "\n";
-        for (auto const& e : agentrt::read_events(s, run.id).value())
-            out += boost::json::serialize(agentrt::to_json(e)) + "\n";
-    }
-    return out;
-}
 
 // Runs the scenario with `crashes` in a store of the test's own and dumps what it recorded.
 std::string logical_store_after(scenario s, std::vector<crash> const& crashes) {
@@ -98,7 +26,7 @@ std::string logical_store_after(scenario s, std::vector<crash> const& crashes) {
     auto r = run_scenario(s, crashes);
     CHECK_MESSAGE(r.ok(), problems_of(r));
     CHECK(r.crashes_fired == crashes);
-    std::string out = dump(agentrt::store::open(r.store, {s.durability}).value());
+    std::string out = test_support::logical_store(agentrt::store::open(r.store, {s.durability}).value());
     std::filesystem::remove_all(pattern);
     return out;
 }
@@ -463,95 +391,5 @@ TEST_SUITE("testkit") {
         CHECK(!explore_random(shop_scenario(crash_mode::simulated), {.kill_anywhere = true}));
         REQUIRE(recorded.reports.size() == 1);
         CHECK(recorded.reports[0].message.find("needs crash_mode::process") != std::string::npos);
-    }
-
-    namespace {
-    // Replies by step: a lookup, a send, then the end.
-    struct step_model final : agentrt::model {
-        agentrt::model_result complete(agentrt::model_request const&, agentrt::model_call_context const& c) override {
-            agentrt::model_response reply;
-            if (c.step_index == 0)
-                reply.tool_calls.push_back({"call-0", "lookup_order", R"({"order_id":"ord-7"})"});
-            else if (c.step_index == 1)
-                reply.tool_calls.push_back({"call-1", "send_message", mail});
-            else
-                reply.text = "refund mailed";
-            return reply;
-        }
-    };
-
-    // Renders its request from the goal and the recorded steps; a careless one also from a counter
-    // of its own, which a new process starts again.
-    struct rendering_agent final : agentrt::agent {
-        explicit rendering_agent(bool careless) : careless(careless) {}
-        step_model model;
-        bool careless;
-        int turns = 0;
-        agentrt::decision decide(agentrt::agent_view const& view) override {
-            agentrt::model_request request;
-            request.model = "scripted";
-            request.system = "goal: " + view.run.goal;
-            for (auto const& step : view.steps)
-                request.messages.push_back({"tool", step.tool + " -> " + step.observation});
-            if (careless)
-                request.messages.push_back({"user", "turn " + std::to_string(++turns)});
-            auto reply = view.call_model(model, request);
-            if (!reply)
-                throw agentrt::exception(reply.error());
-            return agentrt::decision_from(*reply);
-        }
-    };
-
-    std::function<scenario()> rendering_scenario(bool careless) {
-        return [careless] {
-            auto s = shop_scenario();
-            s.agent = [careless] { return std::make_unique<rendering_agent>(careless); };
-            return s;
-        };
-    }
-    } // namespace
-
-    TEST_CASE("render equivalence: an agent rendering from the recorded steps renders the same bytes") {
-        test_support::recording_reporter recorded;
-        scoped_reporter installed(recorded);
-        CHECK(same_renders(rendering_scenario(false), {{1, crash_point::after_effect_before_outcome}}));
-        for (auto const& r : recorded.reports)
-            FAIL_CHECK(r.message);
-        auto r = run_scenario(rendering_scenario(false)(), {{1, crash_point::after_effect_before_outcome}});
-        REQUIRE(r.renders.size() == 3);
-        CHECK(r.renders[2].step == 2);
-        CHECK(r.renders[2].process == 1); // after the resume and the approval of the lost send
-        CHECK(r.renders[1].request.find(R"("system":"goal: mail the refund of order 7")") != std::string::npos);
-    }
-
-    TEST_CASE("render equivalence: a render that depends on the process is caught, naming the difference") {
-        test_support::recording_reporter recorded;
-        scoped_reporter installed(recorded);
-        CHECK(!same_renders(rendering_scenario(true), {{1, crash_point::after_effect_before_outcome}}));
-        REQUIRE(recorded.reports.size() == 1);
-        auto const& message = recorded.reports[0].message;
-        CHECK(message.starts_with("same_renders: step 2 rendered differently in the run with crashes (process 1) "
-                                  "than in the uncrashed run (process 0), from the same recorded steps"));
-        CHECK(message.find("turn 1") != std::string::npos);
-        CHECK(message.find("turn 3") != std::string::npos);
-    }
-
-    TEST_CASE("render equivalence: a crash after the last decision re-renders nothing, and fails") {
-        test_support::recording_reporter recorded;
-        scoped_reporter installed(recorded);
-        CHECK(!same_renders(rendering_scenario(false), {{2, crash_point::after_step_decided}}));
-        REQUIRE(recorded.reports.size() == 1);
-        CHECK(recorded.reports[0].message ==
-              "same_renders: no decision made after a resume was made from the same recorded steps as one of the "
-              "uncrashed run, so nothing was compared: choose crashes the run resumes from");
-    }
-
-    TEST_CASE("render equivalence: an agent that renders nothing checked nothing, and fails") {
-        test_support::recording_reporter recorded;
-        scoped_reporter installed(recorded);
-        CHECK(!same_renders([] { return shop_scenario(); }, {{1, crash_point::after_step_started}}));
-        REQUIRE(recorded.reports.size() == 1);
-        CHECK(recorded.reports[0].message ==
-              "same_renders: the agent rendered no model request, so nothing was compared");
     }
 }
