@@ -12,8 +12,8 @@
 #include <cmath>
 #include <cstring>
 #include <optional>
+#include <set>
 #include <string>
-#include <unordered_set>
 
 namespace agentrt {
 namespace {
@@ -295,15 +295,18 @@ private:
             add("uniqueItems",
                 "item " + std::to_string(i) + " repeats an earlier item, got " + internal::display(a[i]));
         };
+        // Ordered sets, not hashed ones: the standard string hash has no seed, so a model could send
+        // items that all collide and make the check quadratic.
         if (std::all_of(a.begin(), a.end(), [](json::value const& item) { return item.is_string(); })) {
-            std::unordered_set<std::string_view> strings;
+            std::set<std::string_view> strings;
             for (std::size_t i = 0; i < a.size(); ++i)
                 if (!strings.insert(std::string_view(a[i].get_string())).second)
                     return repeated(i);
             return;
         }
-        // Canonical text is equal exactly when the values are equal under JSON Schema.
-        std::unordered_set<std::string> seen;
+        // Canonical text is equal when the values are equal under JSON Schema (integers spelled as
+        // integers, members sorted), for every number the boundary reads below 2^63.
+        std::set<std::string> seen;
         for (std::size_t i = 0; i < a.size(); ++i) {
             if (!seen.insert(canonical_json(a[i])).second)
                 return repeated(i);
