@@ -1,4 +1,4 @@
-// The logical store (DESIGN.md section 6): runs, steps, approvals and events, lease fields aside;
+// The logical store (docs/testkit.md): runs, steps, approvals and events, lease fields aside;
 // two runs of one scenario with a deterministic clock and ids must record the same one.
 #pragma once
 

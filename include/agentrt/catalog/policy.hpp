@@ -64,7 +64,7 @@ struct step_view {
 struct approval_view {
     std::uint64_t step_index = 0;
     std::string_view kind;
-    std::string_view status; // pending, approved, rejected, expired
+    std::string_view status; // pending, approved, rejected, expired, cancelled
 };
 
 struct run_view {

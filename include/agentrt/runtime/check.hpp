@@ -1,4 +1,5 @@
-// agentrt/runtime/check.hpp — the runtime's invariants, checked over a store (DESIGN.md section 6).
+// agentrt/runtime/check.hpp — the runtime's invariants, checked over a store (docs/runtime.md:
+// "What a crash can and cannot do to a run").
 //
 //     agentrt::check_report report = agentrt::check_invariants(store);
 //     for (auto const& problem : report.problems) std::cerr << problem << '\n';

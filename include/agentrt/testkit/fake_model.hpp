@@ -12,8 +12,9 @@
 // of the script throws std::out_of_range naming the call, so a test that runs longer than it
 // scripted fails loudly rather than hanging or inventing a reply.
 //
-// In a scenario that crashes and resumes, each process starts with a fresh copy of the model, so a
-// script taken in call order would start over after every crash; and a crash can leave a step behind
+// In a scenario that crashes and resumes, each process of crash_mode::process starts with a fresh copy
+// of the model, so a script taken in call order would start over after every crash (in simulated mode
+// a model captured by reference is shared instead, and carries on); and a crash can leave a step behind
 // undecided, so the next decision has another step index. A script `per_decision` keys the turns by
 // the conversation instead: turn list i answers a request that carries i earlier decisions (i
 // assistant messages), in every process:

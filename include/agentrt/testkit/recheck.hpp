@@ -1,8 +1,8 @@
 // agentrt/testkit/recheck.hpp — re-decide a recorded run under a policy.
 //
 //     auto r = run_scenario(shop);                                     // or records read from a store
-//     recheck(r, shop_table, agentrt::lower_policy(shop_policy_v2{}, shop_tools{}));
-//     recheck_differs(r, table, stricter, {1});                         // exactly step 1 changes
+//     recheck(records_of(r), shop_table, agentrt::lower_policy(shop_policy_v2{}, shop_tools{}));
+//     recheck_differs(records_of(r), table, stricter, {1});             // exactly step 1 changes
 //
 // Every policy evaluation of the run (each step.policy event, re-evaluations on resume included) is
 // decided again with the arguments as recorded, validated against the table, and the view the

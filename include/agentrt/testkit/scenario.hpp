@@ -40,7 +40,7 @@
 
 namespace agentrt::testkit {
 
-// Where a process can die (DESIGN.md section 6). A step's points are named by the step's index.
+// Where a process can die (docs/testkit.md, "The crash harness"). A step's points are named by the step's index.
 enum class crash_point : std::uint8_t {
     after_step_started,
     after_step_decided,
