@@ -426,6 +426,38 @@ TEST_CASE(
     CHECK(agentrt::read_events(s, "run-1").value().back().data.at("late") == true);
 }
 
+TEST_CASE("a late outcome whose recording fails is dropped on the tool's thread, not fatal to the process") {
+    world w;
+    std::vector<agentrt::tool_entry> entries(w.table.entries().begin(), w.table.entries().end());
+    for (auto& e : entries)
+        e.timeout = std::chrono::milliseconds(50);
+    w.table = agentrt::tool_table(std::move(entries));
+    std::atomic<bool> release{false};
+    w.replace["send_message"] = [&](auto const&, agentrt::call_context const&) -> agentrt::tool_result {
+        while (!release)
+            std::this_thread::sleep_for(std::chrono::milliseconds(5));
+        return agentrt::tool_output{{{"sent", true}}, "sent"};
+    };
+    auto s = w.open();
+    std::atomic<int> late_seen{0};
+    s.observe([&](agentrt::event_record const& e) {
+        if (e.type == "step.tool_finished" && e.data.contains("late")) {
+            ++late_seen;
+            throw std::runtime_error("an observer that fails");
+        }
+    });
+    {
+        agentrt::gate g(s, w.table, w.policy, w.options());
+        auto session = g.begin("goal").value();
+        (void)session.open_step().value();
+        (void)session.propose(decision::call("send_message", send_args)).value();
+        CHECK(session.execute().value().status == step_status::interrupted);
+        release = true;
+    } // the gate waits for the late tool, whose recording throws on its thread
+    CHECK(late_seen == 1);
+    CHECK(agentrt::read_run(s, "run-1").value().steps[0].late_observation == R"({"sent":true})");
+}
+
 TEST_CASE("a read-only tool that overruns its timeout fails its step") {
     world w;
     std::vector<agentrt::tool_entry> entries(w.table.entries().begin(), w.table.entries().end());
