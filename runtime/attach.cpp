@@ -51,6 +51,7 @@ bool orphaned(step_record const& step) {
 
 result<session> gate::attach(std::string_view run_id) {
     std::string owner = engine::host_name() + "/" + std::to_string(store_->process_id()) + "/" + random_id();
+    engine::live_claim claim(owner);
     std::int64_t now = options_.clocks.record(), lease_now = options_.clocks.lease();
     lease_record mine{owner, engine::host_name(), store_->process_id(), lease_now + options_.lease_duration.count()};
 
@@ -115,6 +116,7 @@ result<session> gate::attach(std::string_view run_id) {
     });
     if (!planned)
         return planned.error();
+    claim.keep(); // each path below makes a session, which releases or abandons the owner
 
     if (planned->kind == plan_kind::grant) {
         session s(*this, std::string(run_id), owner);

@@ -12,6 +12,7 @@
 #include <deque>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace agentrt::engine {
@@ -23,6 +24,24 @@ std::string const& host_name();
 void add_live_owner(std::string const& owner);
 void remove_live_owner(std::string const& owner);
 bool live_owner(std::string const& owner);
+
+// An owner marked live before its lease is committed, so that no other thread of this process can
+// read the new lease and take its holder for dead; unmarked again unless a session took it over.
+class live_claim {
+public:
+    explicit live_claim(std::string owner) : owner_(std::move(owner)) { add_live_owner(owner_); }
+    ~live_claim() {
+        if (!kept_)
+            remove_live_owner(owner_);
+    }
+    live_claim(live_claim const&) = delete;
+    live_claim& operator=(live_claim const&) = delete;
+    void keep() noexcept { kept_ = true; } // a session now owns the mark
+
+private:
+    std::string owner_;
+    bool kept_ = false;
+};
 
 // Whether the holder of `lease` is still alive, as far as this host can tell.
 bool holder_alive(store const& s, lease_record const& lease);

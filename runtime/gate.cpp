@@ -236,6 +236,7 @@ result<session> gate::begin(std::string goal, std::string run_id) {
     if (!valid_run_id(run_id))
         return err(errc::refused, "run id '" + run_id + "' must be 1 to 128 characters of [A-Za-z0-9_.:-]");
     std::string owner = new_owner(*store_);
+    engine::live_claim claim(owner);
     std::int64_t now = options_.clocks.record(), lease_now = options_.clocks.lease();
     auto made = store_->write([&](store_writer& w) -> result<void> {
         if (w.run(run_id))
@@ -254,6 +255,7 @@ result<session> gate::begin(std::string goal, std::string run_id) {
     });
     if (!made)
         return made.error();
+    claim.keep();
     return session(*this, run_id, owner);
 }
 

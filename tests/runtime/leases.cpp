@@ -398,6 +398,27 @@ TEST_CASE("a session that lost its lease to a takeover writes nothing and releas
     CHECK(successor.open_step().value() == std::optional<std::uint64_t>(0));
 }
 
+TEST_CASE("a lease just taken is alive to the other threads of its process as soon as it is committed") {
+    world w;
+    auto s = w.open();
+    agentrt::gate g(s, w.table, w.policy, w.options());
+    // Observers run right after the commit, before begin or attach returns: the moment another
+    // thread (a worker looking for ready runs) can first see the new lease.
+    std::vector<std::string> ready_when_committed;
+    s.observe([&](agentrt::event_record const& e) {
+        if (e.type == "run.started" || e.type == "run.resumed")
+            for (auto const& id : agentrt::ready_runs(s, w.clock()))
+                ready_when_committed.push_back(e.type + " " + id);
+    });
+    {
+        auto session = g.begin("goal").value();
+        REQUIRE(session.release());
+    }
+    auto resumed = g.attach("run-1").value();
+    CHECK(ready_when_committed.empty());
+    CHECK(agentrt::ready_runs(s, w.clock()).empty());
+}
+
 TEST_CASE("a simulated process that crashed writes nothing more, from any thread") {
     world w;
     auto primary = w.open();
