@@ -17,6 +17,7 @@
 #include <map>
 #include <mutex>
 #include <optional>
+#include <pthread.h>
 #include <set>
 #include <shared_mutex>
 #include <stdexcept>
@@ -31,6 +32,16 @@ namespace fs = std::filesystem;
 // LMDB forbids opening one environment twice in a process; a forked child may open its own.
 std::mutex open_paths_mutex;
 std::set<std::pair<pid_t, std::string>> open_paths;
+
+// Counts forks, in the child: LMDB allows an environment only in the process that opened it (a child
+// would share the parent's reader slots and its lock on owners.lock), so a store remembers the count
+// it was opened under and refuses to be used under another.
+std::atomic<std::uint64_t> forks{0};
+std::uint64_t fork_count() {
+    [[maybe_unused]] static bool const counting =
+        ::pthread_atfork(nullptr, nullptr, [] { forks.fetch_add(1, std::memory_order_relaxed); }) == 0;
+    return forks.load(std::memory_order_relaxed);
+}
 
 // power_loss: each commit syncs its data pages before it writes its meta page, so the file is intact
 // after a power failure. process_crash: no syncs.
@@ -89,6 +100,14 @@ struct store::impl {
     std::map<std::int64_t, std::weak_ptr<store::handle>> simulated;
     std::int64_t next_simulated = std::int64_t{1} << 32;
     std::string registered;
+    std::uint64_t opened_after_forks = fork_count();
+
+    void refuse_in_forked_child() const {
+        if (fork_count() != opened_after_forks)
+            throw exception(err(errc::refused, "store " + path.string() +
+                                                   " was opened before this process was forked; LMDB allows a "
+                                                   "store only in the process that opened it: open it again here"));
+    }
 
     ~impl() {
         if (owner_fd >= 0)
@@ -441,6 +460,7 @@ void store::observe(event_observer observer) {
 }
 
 bool store::process_alive(std::int64_t pid) const {
+    impl_->refuse_in_forked_child();
     if (pid == ::getpid())
         return true;
     {
@@ -513,6 +533,7 @@ result<void> store::backup(std::filesystem::path const& destination) const {
 }
 
 void store::read_erased(std::function<void(store_reader const&)> const& work) const {
+    impl_->refuse_in_forked_child();
     for (;;) {
         std::shared_lock lock(impl_->grow);
         std::optional<lmdb::reader_pool::read> t;
@@ -530,6 +551,7 @@ void store::read_erased(std::function<void(store_reader const&)> const& work) co
 }
 
 void store::write_erased(std::function<void(store_writer&)> const& work, bool flush) {
+    impl_->refuse_in_forked_child();
     std::vector<event_record> committed;
     for (;;) {
         try {

@@ -341,3 +341,30 @@ TEST_CASE("process_crash survives the death of the process") {
     s.read([](agentrt::store_reader const& r) { CHECK(r.run("survivor")); });
     CHECK(agentrt::verify(s).ok());
 }
+
+TEST_CASE("a store opened before a fork is refused in the child, which opens its own") {
+    world w;
+    auto s = w.open();
+    pid_t child = ::fork();
+    REQUIRE(child >= 0);
+    if (child == 0) {
+        int code = 1; // no refusal
+        try {
+            (void)s.read([](agentrt::store_reader const& r) { return r.meta("schema_version"); });
+        } catch (agentrt::exception const& e) {
+            bool named = e.error().code == agentrt::errc::refused &&
+                         e.error().message.find("opened before this process was forked") != std::string::npos;
+            code = named ? 0 : 2;
+        }
+        if (code == 0) {
+            auto own = agentrt::store::open(w.store_path);
+            code = own && own->read([](agentrt::store_reader const& r) { return r.meta("schema_version"); }) ? 0 : 3;
+        }
+        ::_exit(code);
+    }
+    int status = 0;
+    REQUIRE(::waitpid(child, &status, 0) == child);
+    REQUIRE(WIFEXITED(status));
+    CHECK(WEXITSTATUS(status) == 0);
+    CHECK(s.read([](agentrt::store_reader const& r) { return r.meta("schema_version"); })); // the parent goes on
+}
