@@ -118,10 +118,12 @@ result<void> settle(gate& g, session& s, step_record step);
 std::optional<std::uint64_t> open_next(store_writer& w, run_record& run, limits const& l, std::int64_t now);
 
 // Waits on `finished` (its mutex held by `lock`) until `done()` or `deadline`, renewing the session's
-// lease every third of lease_duration meanwhile, so that work longer than the lease is not taken for a
-// stuck holder; a renewal that fails, or throws, ends the renewals. True when done before the deadline.
+// lease every third of lease_duration meanwhile (the first time within half of `lease_left`, what was
+// left of it when the work started), so that work longer than the lease is not taken for a stuck
+// holder; a renewal that fails, or throws, ends the renewals. True when done before the deadline.
 bool wait_renewing(gate& g, session& s, std::unique_lock<std::mutex>& lock, std::condition_variable& finished,
-                   std::function<bool()> const& done, std::chrono::steady_clock::time_point deadline);
+                   std::function<bool()> const& done, std::chrono::steady_clock::time_point deadline,
+                   std::chrono::milliseconds lease_left);
 
 // The request as the approval hashes it, for a step under today's tool spec.
 std::string requested_hash(step_record const& step, boost::json::object const& spec, verdict const& v);

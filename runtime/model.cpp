@@ -95,7 +95,9 @@ model_result session::complete(model& m, model_request const& request, std::uint
         state->finished.wait(lock, done);
     };
     try {
-        if (!gate_detail::wait_renewing(*gate_, *this, lock, state->finished, done, deadline))
+        // The call's dispatched record, just committed, renewed the whole lease.
+        if (!gate_detail::wait_renewing(*gate_, *this, lock, state->finished, done, deadline,
+                                        gate_->options_.lease_duration))
             wait_out();
     } catch (...) {
         wait_out(); // the model still reads the context and the request on this stack

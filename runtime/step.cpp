@@ -215,12 +215,17 @@ result<step_record> finish_call(gate& g, session& s, std::uint64_t index, std::u
 namespace gate_detail {
 
 bool wait_renewing(gate& g, session& s, std::unique_lock<std::mutex>& lock, std::condition_variable& finished,
-                   std::function<bool()> const& done, std::chrono::steady_clock::time_point deadline) {
+                   std::function<bool()> const& done, std::chrono::steady_clock::time_point deadline,
+                   std::chrono::milliseconds lease_left) {
     auto const& options = g.options();
     auto const renew_every = std::max(options.lease_duration / 3, std::chrono::milliseconds(1));
+    // The first renewal comes before half of what is left of the lease has passed, however late in
+    // the lease the work started.
+    auto wait = std::clamp(lease_left / 2, std::chrono::milliseconds(1), renew_every);
     bool holding = true;
     for (;;) {
-        auto until = std::min(deadline, std::chrono::steady_clock::now() + renew_every);
+        auto until = std::min(deadline, std::chrono::steady_clock::now() + wait);
+        wait = renew_every;
         if (finished.wait_until(lock, until, done))
             return true;
         if (std::chrono::steady_clock::now() >= deadline)
@@ -462,6 +467,7 @@ result<step_record> session::execute() {
     auto [run, step] = st.read([&](store_reader const& r) {
         return std::pair{r.run(run_id_).value(), r.step(run_id_, index).value()};
     });
+    auto const lease_left = std::chrono::milliseconds(run.lease.expiry_ms - lease_now);
     if (auto held = gate_detail::hold(run, owner_, lease_now, options.lease_duration); !held)
         return held.error(); // a lapsed lease starts no side effect
     if (step.status != step_status::executing)
@@ -515,7 +521,7 @@ result<step_record> session::execute() {
         await_briefly(call->ready);
         std::unique_lock lock(call->mutex);
         if (gate_detail::wait_renewing(
-                *gate_, *this, lock, call->finished, [&] { return call->done; }, deadline)) {
+                *gate_, *this, lock, call->finished, [&] { return call->done; }, deadline, lease_left)) {
             out = std::move(call->outcome);
         } else {
             call->abandoned = true;

@@ -509,3 +509,28 @@ TEST_CASE("a lease is renewed while a tool longer than the lease works") {
     CHECK(step.status == step_status::done);
     check_lease_kept(w, s, session, options);
 }
+
+TEST_CASE("a tool started late in its lease renews the lease before it would lapse") {
+    world w;
+    auto s = w.open();
+    auto options = w.options();
+    options.lease_duration = std::chrono::seconds(3); // renewed every second while a call works
+    w.replace["send_message"] = [&](agentrt::arguments const&, agentrt::call_context const&) -> agentrt::tool_result {
+        // 100 ms of the lease were left at the start: it must be renewed well before the first second.
+        auto renewed_after = w.clock() + 2'000;
+        auto give_up = std::chrono::steady_clock::now() + std::chrono::milliseconds(600);
+        while (agentrt::read_run(s, "run-1").value().run.lease.expiry_ms < renewed_after &&
+               std::chrono::steady_clock::now() < give_up)
+            std::this_thread::sleep_for(std::chrono::milliseconds(1));
+        w.clock.advance(std::chrono::milliseconds(200)); // past the expiry as it was at the start
+        return agentrt::tool_output{{{"sent", true}}, "sent"};
+    };
+    agentrt::gate g(s, w.table, w.policy, options);
+    auto session = g.begin("goal").value();
+    (void)session.open_step().value();
+    (void)session.propose(decision::call("send_message", send_args)).value();
+    w.clock.advance(std::chrono::milliseconds(2'900));
+    auto step = session.execute().value();
+    CHECK(step.status == step_status::done);
+    check_lease_kept(w, s, session, options);
+}
