@@ -44,6 +44,8 @@ public:
         retired_ = true;
         wake_.notify_one();
     }
+    // Retired, and done with its last call: destroying it joins at once.
+    bool ended() const noexcept { return ended_.load(std::memory_order_acquire); }
 
 private:
     void watch(std::stop_token const& stop) const {
@@ -67,8 +69,10 @@ private:
             sleeping_ = true; // under the mutex: a submit sees it, or the wait sees the task
             wake_.wait(lock, stop, [&] { return task_ || retired_; });
             sleeping_ = false;
-            if (!task_)
+            if (!task_) {
+                ended_.store(true, std::memory_order_release);
                 return; // retired or stopped, and idle
+            }
             // Watch after this call only if this gap was short enough to be caught by watching.
             watching = std::chrono::steady_clock::now() - idle_since < watch_for;
             auto task = std::move(task_);
@@ -85,6 +89,7 @@ private:
     bool retired_ = false;
     bool sleeping_ = false;
     std::atomic<bool> submitted_{false};
+    std::atomic<bool> ended_{false};
     std::jthread thread_{[this](std::stop_token stop) { loop(stop); }}; // last: starts after the rest exists
 };
 
@@ -97,7 +102,7 @@ struct tool_spec_text {
 struct gate::impl {
     std::unique_ptr<tool_runner> runner;
     std::mutex late_mutex;
-    std::vector<std::unique_ptr<tool_runner>> late; // runners whose tool overran its timeout
+    std::vector<std::unique_ptr<tool_runner>> late; // runners whose tool overran its timeout, until they end
     // By tool index, computed on first use: the table is immutable, and the canonical spec (its whole
     // schema) was a measured twentieth of a step's CPU when rebuilt for every call.
     std::vector<std::optional<tool_spec_text>> specs;

@@ -529,9 +529,11 @@ result<step_record> session::execute() {
             stop.request_stop();
             out.kind = call_outcome::timed_out;
             out.error = "the tool overran its timeout of " + std::to_string(tool->timeout.count()) + " ms";
-            impl.runner->retire();
+            auto overran = std::move(impl.runner); // the next call gets a runner of its own
+            overran->retire();
             std::lock_guard late(impl.late_mutex);
-            impl.late.push_back(std::move(impl.runner));
+            std::erase_if(impl.late, [](auto const& r) { return r->ended(); }); // joined: their calls are done
+            impl.late.push_back(std::move(overran));
         }
     }
     std::optional<std::uint64_t> next;

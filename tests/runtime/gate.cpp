@@ -3,9 +3,11 @@
 #include "fixture.hpp"
 #include "keys.hpp"
 
+#include <pthread.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <fstream>
 #include <thread>
 
 using namespace runtime_test;
@@ -456,6 +458,51 @@ TEST_CASE("a late outcome whose recording fails is dropped on the tool's thread,
     } // the gate waits for the late tool, whose recording throws on its thread
     CHECK(late_seen == 1);
     CHECK(agentrt::read_run(s, "run-1").value().steps[0].late_observation == R"({"sent":true})");
+}
+
+TEST_CASE("tools that overran their timeout do not pile up threads in a long-lived gate") {
+    world w;
+    std::vector<agentrt::tool_entry> entries(w.table.entries().begin(), w.table.entries().end());
+    for (auto& e : entries)
+        e.timeout = std::chrono::milliseconds(5);
+    w.table = agentrt::tool_table(std::move(entries));
+    w.replace["lookup_order"] = [&](auto const&, agentrt::call_context const&) -> agentrt::tool_result {
+        std::this_thread::sleep_for(std::chrono::milliseconds(15));
+        return agentrt::tool_output{{{"order", "ord-1"}}, "ok"};
+    };
+    // A thread that ended but was never joined keeps its stack mapped (glibc reuses only the stacks of
+    // joined threads): count the mappings of a thread stack's size.
+    auto stacks = [] {
+        pthread_attr_t attr;
+        std::size_t stack_size = 0;
+        REQUIRE(::pthread_getattr_default_np(&attr) == 0);
+        ::pthread_attr_getstacksize(&attr, &stack_size);
+        ::pthread_attr_destroy(&attr);
+        std::ifstream maps("/proc/self/maps");
+        std::string line;
+        int n = 0;
+        while (std::getline(maps, line)) {
+            auto dash = line.find('-'), space = line.find(' ');
+            auto from = std::stoull(line.substr(0, dash), nullptr, 16);
+            auto to = std::stoull(line.substr(dash + 1, space - dash - 1), nullptr, 16);
+            n += to - from == stack_size && line.compare(space + 1, 4, "rw-p") == 0;
+        }
+        return n;
+    };
+    auto s = w.open();
+    auto options = w.options();
+    options.limits.max_failed_streak = 100;
+    options.limits.loop_threshold = 0;
+    agentrt::gate g(s, w.table, w.policy, options);
+    auto session = g.begin("goal").value();
+    auto const before = stacks();
+    for (int i = 0; i < 16; ++i) {
+        REQUIRE(session.open_step().value());
+        (void)session.propose(decision::call("lookup_order", lookup_args)).value();
+        REQUIRE(session.execute().value().status == step_status::failed); // overran
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));       // the overrun call returns meanwhile
+    }
+    CHECK(stacks() - before < 8); // glibc keeps a few joined stacks for reuse; never joining keeps all 16
 }
 
 TEST_CASE("a read-only tool that overruns its timeout fails its step") {
