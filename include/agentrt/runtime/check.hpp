@@ -22,6 +22,7 @@ struct check_options {
     // Only this run, when not empty (a run that does not exist is reported as a problem).
     std::string run{};
     // Called after each run with how many were checked and how many there are (a progress display).
+    // It runs inside the check's read transaction: it must not write to the store.
     std::function<void(std::size_t checked, std::size_t total)> progress{};
 };
 

@@ -131,6 +131,8 @@ public:
     }
 
     // Observers see each event after the transaction that wrote it commits, on the writing thread.
+    // They should not throw: an exception reaches the writer after the commit, so a write that
+    // started a tool looks failed and the call is treated as interrupted rather than run.
     void observe(event_observer observer);
 
     std::filesystem::path const& path() const noexcept;
