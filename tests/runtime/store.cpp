@@ -368,3 +368,45 @@ TEST_CASE("a store opened before a fork is refused in the child, which opens its
     CHECK(WEXITSTATUS(status) == 0);
     CHECK(s.read([](agentrt::store_reader const& r) { return r.meta("schema_version"); })); // the parent goes on
 }
+
+TEST_CASE("events are never read back to decide: a run whose events are gone resumes as it would with them") {
+    // The same crash in two stores; one then loses every event of its run behind the runtime's back.
+    auto resume = [](bool drop_events) {
+        world w;
+        {
+            auto s = w.open();
+            agentrt::gate g(s, w.table, w.policy, w.options());
+            auto crashed = g.begin("goal").value();
+            (void)crashed.open_step().value();
+            (void)crashed.propose(agentrt::decision::call("lookup_order", lookup_args)).value();
+            (void)crashed.execute().value();
+            (void)crashed.open_step().value();
+            (void)crashed.propose(agentrt::decision::call("send_message", send_args)).value();
+            crashed.abandon(); // mid-send
+        }
+        if (drop_events) {
+            raw_lmdb raw(w.store_path);
+            MDB_cursor* c = nullptr;
+            REQUIRE(mdb_cursor_open(raw.txn, raw.db("events"), &c) == 0);
+            MDB_val k{}, v{};
+            while (mdb_cursor_get(c, &k, &v, MDB_NEXT) == 0)
+                REQUIRE(mdb_cursor_del(c, 0) == 0);
+            mdb_cursor_close(c);
+            raw.commit();
+        }
+        auto s = w.open();
+        REQUIRE((agentrt::read_events(s, "run-1").value().empty() == drop_events));
+        agentrt::gate g(s, w.table, w.policy, w.options());
+        auto waiting = g.attach("run-1").value();
+        std::string outcome = std::string(to_string(waiting.run().status));
+        for (auto const& step : agentrt::read_run(s, "run-1").value().steps)
+            outcome += " " + std::string(to_string(step.status)) + "/" + step.resolution;
+        for (auto const& a : agentrt::pending_approvals(s))
+            outcome += " " + a.kind + ":" + a.hash;
+        outcome += " calls=" + std::to_string(w.calls["send_message"]);
+        return outcome;
+    };
+    auto with_events = resume(false);
+    CHECK(with_events.find("interrupted_side_effect") != std::string::npos);
+    CHECK(resume(true) == with_events);
+}
