@@ -7,6 +7,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <csignal>
+#include <sstream>
 #include <vector>
 
 using namespace runtime_test;
@@ -409,4 +411,66 @@ TEST_CASE("events are never read back to decide: a run whose events are gone res
     auto with_events = resume(false);
     CHECK(with_events.find("interrupted_side_effect") != std::string::npos);
     CHECK(resume(true) == with_events);
+}
+
+TEST_CASE("reader slots left by a dead process are cleared when a store is opened") {
+    world w;
+    auto s = w.open(); // held open throughout: otherwise the next opener resets the reader table anyway
+    auto in_child = [](auto&& body) {
+        pid_t child = ::fork();
+        REQUIRE(child >= 0);
+        if (child == 0)
+            ::_exit(body());
+        return child;
+    };
+    auto exit_status = [](pid_t child) {
+        int status = 0;
+        REQUIRE(::waitpid(child, &status, 0) == child);
+        return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    };
+    int ready[2];
+    REQUIRE(::pipe(ready) == 0);
+    pid_t reader = in_child([&] {
+        auto own = agentrt::store::open(w.store_path);
+        if (!own)
+            return 2;
+        own->read([&](agentrt::store_reader const&) {
+            char one = 1;
+            (void)::write(ready[1], &one, 1);
+            for (;;)
+                ::pause(); // killed while reading
+        });
+        return 3;
+    });
+    char one = 0;
+    REQUIRE(::read(ready[0], &one, 1) == 1);
+    ::kill(reader, SIGKILL);
+    (void)exit_status(reader);
+    ::close(ready[0]);
+    ::close(ready[1]);
+    // How many reader slots the dead reader still holds, as another process sees the table.
+    auto slots_of_dead_reader = [&] {
+        return exit_status(in_child([&] {
+            MDB_env* env = nullptr;
+            if (mdb_env_create(&env) != 0 || mdb_env_set_maxdbs(env, 16) != 0 ||
+                mdb_env_open(env, w.store_path.c_str(), MDB_RDONLY, 0600) != 0)
+                return 99;
+            std::string listing;
+            mdb_reader_list(
+                env,
+                [](char const* line, void* out) {
+                    *static_cast<std::string*>(out) += line;
+                    return 0;
+                },
+                &listing);
+            std::istringstream words(listing);
+            int n = 0;
+            for (std::string word; words >> word;)
+                n += word == std::to_string(reader);
+            return n;
+        }));
+    };
+    REQUIRE(slots_of_dead_reader() == 1);
+    CHECK(exit_status(in_child([&] { return agentrt::store::open(w.store_path) ? 0 : 1; })) == 0);
+    CHECK(slots_of_dead_reader() == 0);
 }
