@@ -42,15 +42,19 @@ TEST_CASE("a store is created owner-only") {
 }
 
 TEST_CASE("a store file others can write is refused with the command that fixes it") {
-    world w;
-    { auto s = w.open(); }
-    ::chmod((w.store_path / "data.mdb").c_str(), 0664);
-    auto s = agentrt::store::open(w.store_path);
-    REQUIRE_FALSE(s);
-    CHECK(s.error().code == agentrt::errc::store_failed);
-    CHECK(s.error().message == "store file " + (w.store_path / "data.mdb").string() +
-                                   " is writable by group or others (mode 664); make it owner-only with: chmod 600 " +
-                                   (w.store_path / "data.mdb").string());
+    for (char const* name : {"data.mdb", "lock.mdb", "owners.lock"}) {
+        CAPTURE(name);
+        world w;
+        { auto s = w.open(); }
+        auto file = (w.store_path / name).string();
+        ::chmod(file.c_str(), 0664);
+        auto s = agentrt::store::open(w.store_path);
+        REQUIRE_FALSE(s);
+        CHECK(s.error().code == agentrt::errc::store_failed);
+        CHECK(s.error().message ==
+              "store file " + file + " is writable by group or others (mode 664); make it owner-only with: chmod 600 " +
+                  file);
+    }
 }
 
 TEST_CASE("an operator never creates a store") {
