@@ -72,6 +72,25 @@ TEST_CASE("a holder that ended without releasing is taken over at once, its deci
     REQUIRE(session.open_step().value() == std::optional<std::uint64_t>(1));
 }
 
+TEST_CASE("a takeover marks the holder's deciding and executing steps interrupted in its own commit") {
+    world w;
+    auto s = w.open();
+    agentrt::gate g(s, w.table, w.policy, w.options());
+    auto crashed = g.begin("goal").value();
+    (void)crashed.open_step().value();
+    (void)crashed.propose(decision::call("send_message", send_args)).value();
+    crashed.abandon();
+    // Observers run after each commit: when the takeover is seen, its commit is the whole store.
+    std::vector<std::string> seen_with_takeover;
+    s.observe([&](agentrt::event_record const& e) {
+        if (e.type == "lease.taken_over")
+            for (auto const& step : agentrt::read_run(s, "run-1").value().steps)
+                seen_with_takeover.push_back(std::string(to_string(step.status)) + " in " + step.interrupted_in);
+    });
+    (void)g.attach("run-1").value();
+    CHECK(seen_with_takeover == std::vector<std::string>{"interrupted in executing"});
+}
+
 TEST_CASE("an interrupted read-only call is left behind and the run goes on") {
     world w;
     auto s = w.open();
