@@ -519,8 +519,20 @@ result<void> store::backup(std::filesystem::path const& destination) const {
     int fd = ::open(file.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
     if (fd < 0)
         return store_error("cannot create " + file.string() + ": " + std::strerror(errno));
-    std::shared_lock lock(impl_->grow);
-    int rc = mdb_env_copyfd2(impl_->env.get(), fd, MDB_CP_COMPACT);
+    int rc = MDB_SUCCESS;
+    for (;;) {
+        {
+            std::shared_lock lock(impl_->grow);
+            rc = mdb_env_copyfd2(impl_->env.get(), fd, MDB_CP_COMPACT);
+        }
+        if (rc != MDB_MAP_RESIZED)
+            break;
+        adopt_grown_map(*impl_); // another process grew the map: begin the copy again
+        if (::ftruncate(fd, 0) != 0 || ::lseek(fd, 0, SEEK_SET) != 0) {
+            rc = errno;
+            break;
+        }
+    }
     if (rc == MDB_SUCCESS && ::fsync(fd) != 0)
         rc = errno;
     ::close(fd);

@@ -188,6 +188,37 @@ TEST_CASE("a map another process grew is adopted by this process's next read and
     CHECK(agentrt::verify(s).ok());
 }
 
+TEST_CASE("a backup adopts a map another process grew") {
+    world w;
+    auto s = w.open({.initial_map_bytes = 64 << 10});
+    pid_t child = ::fork();
+    REQUIRE(child >= 0);
+    if (child == 0) {
+        auto other = agentrt::store::open(w.store_path, {.initial_map_bytes = 64 << 10});
+        if (!other)
+            ::_exit(2);
+        std::string big(4000, 'x');
+        for (int i = 0; i < 100; ++i)
+            other->write([&](agentrt::store_writer& wr) {
+                auto run = sample_run("run-" + std::to_string(i));
+                run.goal = big;
+                wr.append(run, "run.created", {}, i);
+                wr.put(run);
+            });
+        ::_exit(other->stats().map_grows > 0 ? 0 : 3);
+    }
+    int status = 0;
+    REQUIRE(::waitpid(child, &status, 0) == child);
+    REQUIRE(WIFEXITED(status));
+    REQUIRE(WEXITSTATUS(status) == 0);
+    auto copy = w.dir.path / "copy";
+    auto backed_up = s.backup(copy);
+    REQUIRE_MESSAGE(backed_up, (backed_up ? std::string() : backed_up.error().to_string()));
+    auto restored = agentrt::store::open(copy);
+    REQUIRE(restored);
+    CHECK(restored->read([](agentrt::store_reader const& r) { return r.runs({}, 1000).size(); }) == 100);
+}
+
 TEST_CASE("a full map at its maximum fails the transaction with a clear error and loses nothing") {
     for (auto level : both_levels) {
         INFO("durability ", name_of(level));
