@@ -51,10 +51,15 @@ rc::Gen<std::string> string_gen(shape_node const& node, options const& opts) {
         // The pattern's own repetition bound caps the length; the option does not.
         high = k.max_length.value_or(std::size_t(-1));
         std::string pattern = node.pattern;
-        // A constraint wins over an option: unbounded repeats may go as far as min_length needs.
+        // A constraint wins over an option: unbounded repeats may go as far as min_length needs, drawn
+        // at full size (RapidCheck narrows a range at small sizes, where every draw would be too short).
         options reach = opts;
         reach.max_pattern_repeat += low;
-        return rc::gen::suchThat(pattern_gen(pattern, reach), [pattern, low, high](std::string const& s) {
+        if (k.max_length)
+            reach.max_pattern_repeat = std::min(reach.max_pattern_repeat, *k.max_length);
+        auto drawn =
+            low > 0 ? rc::gen::resize(rc::kNominalSize, pattern_gen(pattern, reach)) : pattern_gen(pattern, reach);
+        return rc::gen::suchThat(std::move(drawn), [pattern, low, high](std::string const& s) {
             std::size_t n = internal::code_points(s);
             return n >= low && n <= high && internal::pattern_matches(pattern, s);
         });

@@ -32,11 +32,12 @@ void every_generated_value_is_accepted(char const* name, int cases) {
         fuzz::property_settings{.seed = 1, .cases = cases});
 }
 
-// Longer than the pattern's unbounded repeats reach by default (max_pattern_repeat).
+// Longer than the pattern's unbounded repeats reach by default (max_pattern_repeat), in a window.
 struct long_identifiers {
-    BOOST_HANA_DEFINE_STRUCT(long_identifiers,
-                             (field<std::string, agentrt::min_length<12>, agentrt::pattern<"^[a-z]+$">>, word),
-                             (field<std::string, agentrt::min_length<9>, agentrt::pattern<"^(ab)*c+$">>, runs));
+    BOOST_HANA_DEFINE_STRUCT(
+        long_identifiers, (field<std::string, agentrt::min_length<12>, agentrt::pattern<"^[a-z]+$">>, word),
+        (field<std::string, agentrt::min_length<9>, agentrt::pattern<"^(ab)*c+$">>, runs),
+        (field<std::string, agentrt::min_length<36>, agentrt::max_length<40>, agentrt::pattern<"^[0-9a-f]+$">>, hex));
 };
 
 } // namespace
@@ -46,6 +47,8 @@ TEST_CASE("a_pattern_with_a_min_length_beyond_its_default_repeats_still_generate
     for (auto const& v : fuzz::sample(fuzz::valid_json(agentrt::type_info_of<long_identifiers>()), 50, 3)) {
         CHECK(v.at("word").as_string().size() >= 12u);
         CHECK(v.at("runs").as_string().size() >= 9u);
+        CHECK(v.at("hex").as_string().size() >= 36u);
+        CHECK(v.at("hex").as_string().size() <= 40u);
     }
 }
 
