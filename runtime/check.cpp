@@ -45,8 +45,10 @@ void check_run(store_reader const& r, run_record const& run, check_options const
     }
     if (!starts_per_approval.empty()) {
         std::map<std::pair<std::uint64_t, std::string>, int> approved;
+        // A grant that expired when its run resumed is still one the operator approved, and may have
+        // started the call the policy then allowed outright.
         for (auto const& a : r.approvals(run.id))
-            if (a.status == approval_status::approved)
+            if (a.status == approval_status::approved || (a.status == approval_status::expired && a.used))
                 ++approved[{a.step_index, a.hash}];
         for (auto const& [key, n] : starts_per_approval)
             if (n > approved[key])

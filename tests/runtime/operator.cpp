@@ -292,6 +292,24 @@ TEST_CASE("a grant unused past its TTL no longer grants") {
     CHECK(w.calls.empty());
 }
 
+TEST_CASE("a grant past its TTL whose policy now allows outright runs once, and the store holds its invariants") {
+    world w;
+    auto s = w.open();
+    auto a = start_waiting(w, s);
+    REQUIRE(agentrt::approve(s, a.run_id, a.step_index, a.hash, by("operator", w.clock)));
+    w.clock.advance(std::chrono::hours(2));
+    w.decide = [](auto const&, auto const&, auto const&) { return agentrt::allow(); };
+    auto options = w.options();
+    options.grant_ttl = std::chrono::hours(1);
+    agentrt::gate g(s, w.table, w.policy, options);
+    auto session = g.attach("run-1").value();
+    REQUIRE(session.pending_execution() == std::optional<std::uint64_t>(0));
+    CHECK(session.execute().value().status == step_status::done);
+    CHECK(w.calls["send_message"] == 1);
+    auto report = agentrt::check_invariants(s, {.allow_in_progress = true}); // the session holds the run
+    CHECK(report.problems == std::vector<std::string>{});
+}
+
 TEST_CASE("an operator cancels a run without its lease") {
     world w;
     auto s = w.open();
