@@ -116,17 +116,16 @@ result<session> gate::attach(std::string_view run_id) {
     });
     if (!planned)
         return planned.error();
-    claim.keep(); // each path below makes a session, which releases or abandons the owner
+    session s(*this, std::string(run_id), owner);
+    claim.keep(); // the session now releases or abandons the owner
 
     if (planned->kind == plan_kind::grant) {
-        session s(*this, std::string(run_id), owner);
         if (auto resumed = resume_grant(s, planned->step, planned->approval); !resumed) {
             s.abandon();
             return resumed.error();
         }
         return s;
     }
-    session s(*this, std::string(run_id), owner);
     if (planned->kind == plan_kind::settle)
         if (auto settled = gate_detail::settle(*this, s, planned->step); !settled)
             return settled.error();

@@ -175,13 +175,13 @@ run_record session::run() const {
 result<void> session::release() {
     if (!gate_)
         return err(errc::refused, "this session has ended");
-    std::int64_t now = gate_->options_.clocks.record();
     // The session ends even when the store fails to record it: its owner is then no longer live in
     // this process, so its lease is taken over at once instead of after expiry.
     struct ends {
         session& s;
         ~ends() { s.abandon(); }
     } ending{*this};
+    std::int64_t now = gate_->options_.clocks.record();
     auto released = gate_->store_->write([&](store_writer& w) {
         auto run = w.run(run_id_);
         if (!run || run->lease.owner != owner_)
@@ -255,8 +255,9 @@ result<session> gate::begin(std::string goal, std::string run_id) {
     });
     if (!made)
         return made.error();
+    session s(*this, run_id, owner);
     claim.keep();
-    return session(*this, run_id, owner);
+    return s;
 }
 
 } // namespace agentrt

@@ -504,6 +504,11 @@ bool store::crashed() const noexcept {
 }
 
 result<void> store::backup(std::filesystem::path const& destination) const {
+    try {
+        impl_->refuse_in_forked_child();
+    } catch (exception const& e) {
+        return e.error();
+    }
     std::error_code ec;
     if (fs::exists(destination / "data.mdb", ec))
         return store_error("backup destination " + destination.string() +
@@ -527,7 +532,13 @@ result<void> store::backup(std::filesystem::path const& destination) const {
         }
         if (rc != MDB_MAP_RESIZED)
             break;
-        adopt_grown_map(*impl_); // another process grew the map: begin the copy again
+        try {
+            adopt_grown_map(*impl_); // another process grew the map: begin the copy again
+        } catch (exception const& e) {
+            ::close(fd);
+            fs::remove(file, ec);
+            return e.error();
+        }
         if (::ftruncate(fd, 0) != 0 || ::lseek(fd, 0, SEEK_SET) != 0) {
             rc = errno;
             break;

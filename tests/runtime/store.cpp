@@ -394,6 +394,10 @@ TEST_CASE("a store opened before a fork is refused in the child, which opens its
             code = named ? 0 : 2;
         }
         if (code == 0) {
+            auto copied = s.backup(w.dir.path / "copy-in-child");
+            code = !copied && copied.error().code == agentrt::errc::refused ? 0 : 4;
+        }
+        if (code == 0) {
             auto own = agentrt::store::open(w.store_path);
             code = own && own->read([](agentrt::store_reader const& r) { return r.meta("schema_version"); }) ? 0 : 3;
         }
