@@ -12,6 +12,7 @@
 
 #include <atomic>
 #include <cerrno>
+#include <charconv>
 #include <cstring>
 #include <fcntl.h>
 #include <map>
@@ -343,8 +344,12 @@ result<void> check_version(store::impl& s) {
     int version = 0;
     {
         lmdb::txn t(s.env.get(), true);
-        if (lmdb::get(t.get(), s.meta, "schema_version", text))
-            version = std::stoi(text);
+        if (lmdb::get(t.get(), s.meta, "schema_version", text)) {
+            auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), version);
+            if (ec != std::errc{} || end != text.data() + text.size())
+                return store_error("store " + s.path.string() + " is damaged: its schema version is '" +
+                                   text.substr(0, 40) + "', not a number");
+        }
     }
     if (version > store_schema_version)
         return store_error("store " + s.path.string() + " has schema version " + std::to_string(version) +

@@ -57,6 +57,21 @@ TEST_CASE("a store file others can write is refused with the command that fixes 
     }
 }
 
+TEST_CASE("a store whose schema version is not a number is refused as damaged") {
+    world w;
+    { auto s = w.open(); }
+    {
+        raw_lmdb raw(w.store_path);
+        raw.put("meta", "schema_version", "two");
+        raw.commit();
+    }
+    auto s = agentrt::store::open(w.store_path);
+    REQUIRE_FALSE(s);
+    CHECK(s.error().code == agentrt::errc::store_failed);
+    CHECK(s.error().message ==
+          "store " + w.store_path.string() + " is damaged: its schema version is 'two', not a number");
+}
+
 TEST_CASE("an operator never creates a store") {
     world w;
     auto s = agentrt::store::open(w.store_path, {.access = agentrt::store_access::operator_only});
