@@ -117,6 +117,8 @@ int run(std::vector<std::string> const& args) {
         if (line.positional.size() < c->min_args || line.positional.size() > c->max_args)
             throw usage_error("wrong number of arguments for agentrt " + line.command);
         context ctx{line.value("--store"), line.has("--json"), std::cout, std::cerr};
+        if (ctx.store_path && ctx.store_path->empty())
+            throw usage_error("--store wants a store directory, got an empty path");
         if (!ctx.store_path)
             if (char const* env = std::getenv("AGENTRT_STORE"); env && *env)
                 ctx.store_path = env;

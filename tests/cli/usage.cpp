@@ -49,6 +49,13 @@ TEST_CASE("without --store or AGENTRT_STORE the command is a usage error") {
     CHECK(o.err.find("pass --store PATH or set AGENTRT_STORE") != std::string::npos);
 }
 
+TEST_CASE("an empty --store is a usage error") {
+    auto o = run_command({"--store", "", "runs"});
+    SHOW(o);
+    CHECK(o.status == 2);
+    CHECK(o.err.find("--store wants a store directory, got an empty path") != std::string::npos);
+}
+
 TEST_CASE("the store may come from AGENTRT_STORE") {
     world w;
     {
