@@ -124,22 +124,23 @@ int verify_command(context& c, command_line const& l) {
                       std::to_string(r.runs) + " runs, " + std::to_string(r.events) + " events; every chain holds");
     }
     std::string run = l.positional[0];
-    auto details = read_run(s, run);
-    auto events = read_events(s, run);
-    if (!details || !events)
+    // The run's head and its events from one snapshot: a writer between two reads would look like
+    // events gone missing.
+    auto [recorded, events] = s.read([&](store_reader const& r) { return std::pair{r.run(run), r.events(run)}; });
+    if (!recorded)
         throw failure("no run " + sanitize(run, 120));
-    if (events->empty())
+    if (events.empty())
         return report(c, "run " + run + " has no events", "");
-    std::uint64_t last = events->size() - 1;
+    std::uint64_t last = events.size() - 1;
     std::uint64_t from = l.number("--from", 0), to = l.number("--to", last);
     if (from > to)
         throw usage_error("--from " + std::to_string(from) + " is after --to " + std::to_string(to));
-    std::string broken = first_break(*events, from, to, run);
-    if (broken.empty() && to == last && events->back().hash != details->run.head)
+    std::string broken = first_break(events, from, to, run);
+    if (broken.empty() && to == last && events.back().hash != recorded->head)
         broken = "run " + run + ": its last event(s) are missing (the chain ends at event " + std::to_string(last) +
                  " before the recorded head)";
     if (broken.empty() && head)
-        broken = head_break(*events, *head, run);
+        broken = head_break(events, *head, run);
     return report(c, broken,
                   "run " + sanitize(run, 120) + " events " + std::to_string(from) + " to " + std::to_string(to) +
                       " chain" + (head ? ", and the head given matches" : ""));
