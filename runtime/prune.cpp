@@ -2,6 +2,10 @@
 
 #include "errors.hpp"
 
+#include <agentrt/runtime/verify.hpp>
+
+#include <optional>
+
 namespace agentrt {
 
 std::string pruned_run_key(std::string_view run_created_hash) {
@@ -9,6 +13,14 @@ std::string pruned_run_key(std::string_view run_created_hash) {
 }
 
 result<prune_report> prune(store& s, std::int64_t before_ms, bool dry_run) {
+    // A store that does not verify keeps its evidence: removing the run whose link shows a deleted
+    // or altered run would make it verify again.
+    auto unsound = [](store_reader const& r) -> std::optional<error> {
+        if (auto report = verify(r); !report.ok())
+            return err(errc::refused, "the store does not verify (" + report.first_break +
+                                          "): prune would hide that; investigate with agentrt verify first");
+        return std::nullopt;
+    };
     auto doomed = [&](store_reader const& r) {
         std::vector<std::string> out;
         for (auto const& run : r.runs({}, SIZE_MAX))
@@ -17,8 +29,14 @@ result<prune_report> prune(store& s, std::int64_t before_ms, bool dry_run) {
         return out;
     };
     if (dry_run)
-        return prune_report{s.read(doomed)};
+        return s.read([&](store_reader const& r) -> result<prune_report> {
+            if (auto refused = unsound(r))
+                return *refused;
+            return prune_report{doomed(r)};
+        });
     return s.write([&](store_writer& w) -> result<prune_report> {
+        if (auto refused = unsound(w))
+            return *refused;
         prune_report report{doomed(w)};
         for (auto const& id : report.runs) {
             auto events = w.events(id);

@@ -44,7 +44,11 @@ verify_report verify_events(std::span<event_record const> events, std::string_vi
 }
 
 verify_report verify(store const& s) {
-    return s.read([&](store_reader const& r) {
+    return s.read([](store_reader const& r) { return verify(r); });
+}
+
+verify_report verify(store_reader const& r) {
+    {
         verify_report report;
         std::map<std::string, std::string> created_by_hash; // run.created hash -> run id
         std::map<std::string, std::string> links;           // run id -> the previous run's run.created hash
@@ -82,7 +86,7 @@ verify_report verify(store const& s) {
         else if (!runs.empty() && (!head || head->empty()))
             report.first_break = "the store's run chain head is missing";
         return report;
-    });
+    }
 }
 
 } // namespace agentrt

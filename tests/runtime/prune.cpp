@@ -72,6 +72,27 @@ TEST_CASE("a run erased without prune's record is still reported deleted") {
     CHECK(report.first_break.find("a run was deleted") != std::string::npos);
 }
 
+TEST_CASE("prune refuses a store that does not verify, so it cannot hide tampering") {
+    world w;
+    auto s = w.open();
+    finish_a_run(w, s);
+    auto middle = finish_a_run(w, s);
+    auto last = finish_a_run(w, s);
+    s.write([&](agentrt::store_writer& wr) { CHECK(wr.erase_run(middle)); }); // behind prune's back
+    REQUIRE_FALSE(agentrt::verify(s).ok());
+    // Pruning the run whose link shows the deletion would make the store verify again.
+    for (bool dry : {true, false}) {
+        CAPTURE(dry);
+        auto pruned = agentrt::prune(s, w.clock() + 1, dry);
+        REQUIRE_FALSE(pruned);
+        CHECK(pruned.error().code == agentrt::errc::refused);
+        CHECK(pruned.error().message.find("does not verify") != std::string::npos);
+        CHECK(pruned.error().message.find("a run was deleted") != std::string::npos);
+    }
+    CHECK(agentrt::list_runs(s).size() == 2);
+    CHECK(agentrt::read_run(s, last));
+}
+
 TEST_CASE("a dry prune changes nothing") {
     world w;
     auto s = w.open();

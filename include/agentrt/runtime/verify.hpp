@@ -28,6 +28,8 @@ struct verify_report {
 };
 
 verify_report verify(store const& s);
+// The same, inside a transaction the caller holds (prune verifies in the one that removes runs).
+verify_report verify(store_reader const& r);
 // One run's exported events on their own: the chain from the first event, and, when given, the
 // hash the last event must have (the run record's head).
 verify_report verify_events(std::span<event_record const> events, std::string_view expected_head = {});
