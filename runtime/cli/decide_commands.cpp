@@ -46,6 +46,8 @@ approval_record choose(std::vector<approval_record> const& pending, command_line
         std::erase_if(candidates, [&](approval_record const& a) { return a.step_index != index; });
     }
     if (auto hash = l.value("--hash")) {
+        if (hash->empty())
+            throw usage_error("--hash wants the hash of the approval shown, got an empty one");
         for (auto const& a : candidates)
             if (a.hash == *hash)
                 return a;

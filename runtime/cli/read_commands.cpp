@@ -24,8 +24,11 @@ run_details load_run(store const& s, std::string const& id) {
 
 int runs_command(context& c, command_line const& l) {
     auto limit = l.number("--limit", 20), offset = l.number("--offset", 0);
+    if (limit == 0)
+        throw usage_error("--limit wants at least 1 run");
     auto s = c.open_store();
-    auto runs = list_runs(s, {}, static_cast<std::size_t>(offset + limit));
+    auto wanted = offset > SIZE_MAX - limit ? SIZE_MAX : static_cast<std::size_t>(offset + limit);
+    auto runs = list_runs(s, {}, wanted);
     runs.erase(runs.begin(), runs.begin() + static_cast<std::ptrdiff_t>(std::min<std::uint64_t>(offset, runs.size())));
     if (c.json) {
         for (auto const& run : runs)

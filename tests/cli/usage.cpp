@@ -56,6 +56,23 @@ TEST_CASE("an empty --store is a usage error") {
     CHECK(o.err.find("--store wants a store directory, got an empty path") != std::string::npos);
 }
 
+TEST_CASE("runs --limit 0 and an empty --hash are usage errors") {
+    world w;
+    {
+        auto s = w.open();
+        run_to_completion(w, s);
+    }
+    auto none = on_store(w.store_path, {"runs", "--limit", "0"});
+    CHECK(none.status == 2);
+    CHECK(none.err.find("--limit wants at least 1 run") != std::string::npos);
+    auto far = on_store(w.store_path, {"runs", "--offset", "1", "--limit", "18446744073709551615"});
+    CHECK(far.status == 0);
+    CHECK(far.out == "no runs at this offset\n");
+    auto empty = on_store(w.store_path, {"approve", "run-1", "--by", "ana", "--hash", ""});
+    CHECK(empty.status == 2);
+    CHECK(empty.err.find("--hash wants the hash of the approval shown") != std::string::npos);
+}
+
 TEST_CASE("the store may come from AGENTRT_STORE") {
     world w;
     {
