@@ -6,6 +6,7 @@
 #include <boost/json/parse.hpp>
 #include <boost/json/serialize.hpp>
 
+#include <cstdint>
 #include <ostream>
 
 namespace agentrt::cli {
