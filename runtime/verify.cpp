@@ -57,11 +57,20 @@ verify_report verify(store_reader const& r) {
         for (auto it = runs.rbegin(); it != runs.rend(); ++it) {
             auto const& run = *it;
             ++report.runs;
+            if (run.head.empty()) {
+                report.first_break = "run " + run.id + ": its record names no head, though every run has events";
+                return report;
+            }
             auto events = r.events(run.id);
             auto one = verify_events(events, run.head);
             report.events += one.events;
             if (!one.ok()) {
                 report.first_break = one.first_break;
+                return report;
+            }
+            if (run.event_count != events.size()) {
+                report.first_break = "run " + run.id + ": its record counts " + std::to_string(run.event_count) +
+                                     " events, but " + std::to_string(events.size()) + " are stored";
                 return report;
             }
             if (events.empty() || events.front().type != "run.created") {
@@ -74,6 +83,10 @@ verify_report verify(store_reader const& r) {
         }
         for (auto it = runs.rbegin(); it != runs.rend(); ++it) {
             auto const& link = links[it->id];
+            if (link.empty() && it != runs.rbegin()) {
+                report.first_break = "run " + it->id + " links to no run before it, though it is not the oldest run";
+                return report;
+            }
             if (!link.empty() && !created_by_hash.contains(link) && !r.meta(pruned_run_key(link))) {
                 report.first_break = "the run created before run " + it->id + " is missing (its run.created " + link +
                                      " is not in the store): a run was deleted";

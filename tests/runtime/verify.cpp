@@ -148,3 +148,46 @@ TEST_CASE("one run's exported events verify on their own") {
     altered.pop_back();
     CHECK_FALSE(agentrt::verify_events(altered, head).ok());
 }
+
+TEST_CASE("verify finds a run record whose head or event count was altered, or a middle run claiming to be first") {
+    auto tampered = [](std::string const& what) {
+        world w;
+        three_runs(w);
+        {
+            raw_lmdb raw(w.store_path);
+            if (what == "prev_run") {
+                // The newest run made to claim it is the first one (hiding the runs before it): its
+                // link emptied and every hash after it recomputed, the store's chain head included.
+                auto key = [](std::uint64_t seq) { return agentrt::keys::event("run-3", seq); };
+                auto run = agentrt::run_from_json(boost::json::parse(raw.get("runs", "run-3")));
+                std::string prev;
+                for (std::uint64_t seq = 0; seq < run.event_count; ++seq) {
+                    auto e = agentrt::event_from_json(boost::json::parse(raw.get("events", key(seq))));
+                    if (seq == 0)
+                        e.data["prev_run"] = "";
+                    e.prev = prev;
+                    e.hash = agentrt::event_hash(e);
+                    raw.put("events", key(seq), boost::json::serialize(agentrt::to_json(e)));
+                    if (seq == 0)
+                        raw.put("meta", "run_chain_head", e.hash);
+                    prev = e.hash;
+                }
+                run.head = prev;
+                raw.put("runs", "run-3", boost::json::serialize(agentrt::to_json(run)));
+            } else {
+                auto row = boost::json::parse(raw.get("runs", "run-2")).as_object();
+                if (what == "head")
+                    row["head"] = "";
+                else
+                    row["event_count"] = row["event_count"].to_number<std::int64_t>() + 1;
+                raw.put("runs", "run-2", boost::json::serialize(row));
+            }
+            raw.commit();
+        }
+        auto s = w.open();
+        return agentrt::verify(s).first_break;
+    };
+    CHECK(tampered("head") == "run run-2: its record names no head, though every run has events");
+    CHECK(tampered("event_count") == "run run-2: its record counts 11 events, but 10 are stored");
+    CHECK(tampered("prev_run") == "run run-3 links to no run before it, though it is not the oldest run");
+}
