@@ -348,7 +348,7 @@ result<void> check_version(store::impl& s) {
             auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), version);
             if (ec != std::errc{} || end != text.data() + text.size())
                 return store_error("store " + s.path.string() + " is damaged: its schema version is '" +
-                                   text.substr(0, 40) + "', not a number");
+                                   text.substr(0, 40) + "', not a number: restore it from a backup");
         }
     }
     if (version > store_schema_version)

@@ -79,6 +79,14 @@ struct world {
         table = agentrt::tool_table(std::move(entries));
     }
 
+    // Every tool of the table under `timeout`, so that calls run on the gate's runner thread and can overrun.
+    void time_out_tools_after(std::chrono::milliseconds timeout) {
+        std::vector<agentrt::tool_entry> entries(table.entries().begin(), table.entries().end());
+        for (auto& e : entries)
+            e.timeout = timeout;
+        table = agentrt::tool_table(std::move(entries));
+    }
+
     agentrt::gate_options options() const {
         agentrt::gate_options o;
         o.clocks = {clock, clock};

@@ -397,10 +397,7 @@ TEST_CASE("failing a run cancels its allowed call that was not executed") {
 TEST_CASE(
     "a non-read-only tool that overruns its timeout is an interrupted side effect with its late outcome appended") {
     world w;
-    std::vector<agentrt::tool_entry> entries(w.table.entries().begin(), w.table.entries().end());
-    for (auto& e : entries)
-        e.timeout = std::chrono::milliseconds(50);
-    w.table = agentrt::tool_table(std::move(entries));
+    w.time_out_tools_after(std::chrono::milliseconds(50));
     std::atomic<bool> release{false};
     w.replace["send_message"] = [&](auto const&, agentrt::call_context const&) -> agentrt::tool_result {
         while (!release)
@@ -430,10 +427,7 @@ TEST_CASE(
 
 TEST_CASE("a late outcome whose recording fails is dropped on the tool's thread, not fatal to the process") {
     world w;
-    std::vector<agentrt::tool_entry> entries(w.table.entries().begin(), w.table.entries().end());
-    for (auto& e : entries)
-        e.timeout = std::chrono::milliseconds(50);
-    w.table = agentrt::tool_table(std::move(entries));
+    w.time_out_tools_after(std::chrono::milliseconds(50));
     std::atomic<bool> release{false};
     w.replace["send_message"] = [&](auto const&, agentrt::call_context const&) -> agentrt::tool_result {
         while (!release)
@@ -462,10 +456,7 @@ TEST_CASE("a late outcome whose recording fails is dropped on the tool's thread,
 
 TEST_CASE("tools that overran their timeout do not pile up threads in a long-lived gate") {
     world w;
-    std::vector<agentrt::tool_entry> entries(w.table.entries().begin(), w.table.entries().end());
-    for (auto& e : entries)
-        e.timeout = std::chrono::milliseconds(5);
-    w.table = agentrt::tool_table(std::move(entries));
+    w.time_out_tools_after(std::chrono::milliseconds(5));
     w.replace["lookup_order"] = [&](auto const&, agentrt::call_context const&) -> agentrt::tool_result {
         std::this_thread::sleep_for(std::chrono::milliseconds(15));
         return agentrt::tool_output{{{"order", "ord-1"}}, "ok"};
@@ -507,10 +498,7 @@ TEST_CASE("tools that overran their timeout do not pile up threads in a long-liv
 
 TEST_CASE("a read-only tool that overruns its timeout fails its step") {
     world w;
-    std::vector<agentrt::tool_entry> entries(w.table.entries().begin(), w.table.entries().end());
-    for (auto& e : entries)
-        e.timeout = std::chrono::milliseconds(20);
-    w.table = agentrt::tool_table(std::move(entries));
+    w.time_out_tools_after(std::chrono::milliseconds(20));
     w.replace["lookup_order"] = [](auto const&, agentrt::call_context const& c) -> agentrt::tool_result {
         while (!c.stop.stop_requested())
             std::this_thread::sleep_for(std::chrono::milliseconds(2));

@@ -68,8 +68,8 @@ TEST_CASE("a store whose schema version is not a number is refused as damaged") 
     auto s = agentrt::store::open(w.store_path);
     REQUIRE_FALSE(s);
     CHECK(s.error().code == agentrt::errc::store_failed);
-    CHECK(s.error().message ==
-          "store " + w.store_path.string() + " is damaged: its schema version is 'two', not a number");
+    CHECK(s.error().message == "store " + w.store_path.string() +
+                                   " is damaged: its schema version is 'two', not a number: restore it from a backup");
 }
 
 TEST_CASE("an operator never creates a store") {
@@ -168,11 +168,10 @@ TEST_CASE("a full map grows and nothing is lost") {
     }
 }
 
-TEST_CASE("a map another process grew is adopted by this process's next read and write") {
-    world w;
-    auto s = w.open({.initial_map_bytes = 64 << 10});
-    auto count_runs = [&] { return s.read([](agentrt::store_reader const& r) { return r.runs({}, 1000).size(); }); };
-    CHECK(count_runs() == 0); // this process now keeps a read transaction for its next read
+namespace {
+
+// A forked process opens the store with a 64 KiB map and writes 100 runs of 4 KB goals, growing the map.
+void grow_the_map_in_another_process(world const& w) {
     pid_t child = ::fork();
     REQUIRE(child >= 0);
     if (child == 0) {
@@ -193,6 +192,16 @@ TEST_CASE("a map another process grew is adopted by this process's next read and
     REQUIRE(::waitpid(child, &status, 0) == child);
     REQUIRE(WIFEXITED(status));
     REQUIRE(WEXITSTATUS(status) == 0);
+}
+
+} // namespace
+
+TEST_CASE("a map another process grew is adopted by this process's next read and write") {
+    world w;
+    auto s = w.open({.initial_map_bytes = 64 << 10});
+    auto count_runs = [&] { return s.read([](agentrt::store_reader const& r) { return r.runs({}, 1000).size(); }); };
+    CHECK(count_runs() == 0);           // this process now keeps a read transaction for its next read
+    grow_the_map_in_another_process(w); // 100 runs of 4 KB goals
     CHECK(count_runs() == 100);
     s.write([](agentrt::store_writer& wr) {
         auto run = sample_run("after");
@@ -206,26 +215,7 @@ TEST_CASE("a map another process grew is adopted by this process's next read and
 TEST_CASE("a backup adopts a map another process grew") {
     world w;
     auto s = w.open({.initial_map_bytes = 64 << 10});
-    pid_t child = ::fork();
-    REQUIRE(child >= 0);
-    if (child == 0) {
-        auto other = agentrt::store::open(w.store_path, {.initial_map_bytes = 64 << 10});
-        if (!other)
-            ::_exit(2);
-        std::string big(4000, 'x');
-        for (int i = 0; i < 100; ++i)
-            other->write([&](agentrt::store_writer& wr) {
-                auto run = sample_run("run-" + std::to_string(i));
-                run.goal = big;
-                wr.append(run, "run.created", {}, i);
-                wr.put(run);
-            });
-        ::_exit(other->stats().map_grows > 0 ? 0 : 3);
-    }
-    int status = 0;
-    REQUIRE(::waitpid(child, &status, 0) == child);
-    REQUIRE(WIFEXITED(status));
-    REQUIRE(WEXITSTATUS(status) == 0);
+    grow_the_map_in_another_process(w); // 100 runs of 4 KB goals
     auto copy = w.dir.path / "copy";
     auto backed_up = s.backup(copy);
     REQUIRE_MESSAGE(backed_up, (backed_up ? std::string() : backed_up.error().to_string()));
