@@ -56,8 +56,8 @@ void durable_steps(benchmark::State& state) {
     temp_dir dir;
     auto table = observing_table(static_cast<std::size_t>(state.range(1)));
     agentrt::evaluator allow("allow", [](auto const&, auto const&, auto const&) { return agentrt::allow(); });
-    auto store = agentrt::store::open(dir.path / "store",
-                                      {.durability = level(state.range(2)), .initial_map_bytes = std::size_t{1} << 30})
+    auto store = agentrt::store::open(dir.path / "store", {.durability = level(state.range(2)),
+                                                           .lmdb = {.initial_map_bytes = std::size_t{1} << 30}})
                      .value();
     agentrt::gate_options options;
     options.limits.max_steps = run_length + 1;

@@ -1,9 +1,11 @@
 // gate::attach: lease takeover, settling interrupted steps, and resuming a granted approval.
 #include <agentrt/runtime/gate.hpp>
 
-#include "engine.hpp"
 #include "errors.hpp"
 #include "gate_impl.hpp"
+#include "lease.hpp"
+#include "policy_view.hpp"
+#include "transitions.hpp"
 
 #include <agentrt/catalog/canonical_json.hpp>
 #include <agentrt/catalog/json_reader.hpp>
@@ -40,7 +42,8 @@ std::optional<step_record> waiting_step(store_reader const& r, std::string_view 
 // interrupted side effect, to be settled before the run goes on.
 void interrupt_orphan(store_writer& w, run_record& run, step_record& step, tool_table const& tools, std::int64_t now) {
     step.interrupted_in = step.status == step_status::executing ? "executing" : "deciding";
-    engine::interrupt_step(w, run, step, engine::harmless_interruption(step, tools) ? "left_behind" : "", now);
+    transitions::interrupt_step(w, run, step, transitions::harmless_interruption(step, tools) ? "left_behind" : "",
+                                now);
 }
 
 bool orphaned(step_record const& step) {
@@ -50,20 +53,20 @@ bool orphaned(step_record const& step) {
 } // namespace
 
 result<session> gate::attach(std::string_view run_id) {
-    std::string owner = engine::host_name() + "/" + std::to_string(store_->process_id()) + "/" + random_id();
-    engine::live_claim claim(owner);
+    std::string owner = leases::host_name() + "/" + std::to_string(store_->process_id()) + "/" + random_id();
+    leases::live_claim claim(owner);
     std::int64_t now = options_.clocks.record(), lease_now = options_.clocks.lease();
-    lease_record mine{owner, engine::host_name(), store_->process_id(), lease_now + options_.lease_duration.count()};
+    lease_record mine{owner, leases::host_name(), store_->process_id(), lease_now + options_.lease_duration.count()};
 
     auto planned = store_->write([&](store_writer& w) -> result<attach_plan> {
         auto run = w.run(run_id);
         if (!run)
-            return err(errc::not_found, "no run " + std::string(run_id) + " in store " + store_->path().string());
+            return err(errc::not_found, "no run " + std::string(run_id) + " in store " + store_->location());
         if (is_terminal(run->status))
             return err(errc::refused, "run " + run->id + " is already " + std::string(to_string(run->status)) + " (" +
                                           run->reason + "); nothing to resume");
         if (!run->lease.owner.empty()) {
-            bool alive = engine::holder_alive(*store_, run->lease);
+            bool alive = leases::holder_alive(*store_, run->lease);
             bool expired = lease_now >= run->lease.expiry_ms;
             if (alive && !expired)
                 return err(errc::lease_held, "run " + run->id + " is held by " + format_holder(run->lease) +
@@ -77,7 +80,7 @@ result<session> gate::attach(std::string_view run_id) {
         attach_plan plan;
         if (run->status == run_status::waiting_for_approval) {
             auto step = waiting_step(w, run->id);
-            auto approval = step ? engine::latest_approval(w, run->id, step->index) : std::nullopt;
+            auto approval = step ? transitions::latest_approval(w, run->id, step->index) : std::nullopt;
             if (!approval)
                 return err(errc::store_failed, "run " + run->id + " waits for an approval but has none pending");
             if (approval->status == approval_status::pending) {
@@ -99,7 +102,7 @@ result<session> gate::attach(std::string_view run_id) {
         }
         run->lease = mine;
         run->updated_ms = now;
-        engine::start_active(*run, now);
+        leases::start_active(*run, now);
         w.append(*run, "run.resumed", {}, now);
         // Left by a session that released the run (a step opened, or a tool started whose outcome was
         // never recorded: the lease had lapsed, or recording it failed).
@@ -148,11 +151,11 @@ result<void> gate::resume_grant(session& s, step_record const& step, approval_re
             invalid = "the approved arguments no longer validate: " + accepted.error().to_string();
     }
     bool grant_expired = options_.grant_ttl && now > granted.decided_ms + options_.grant_ttl->count();
-    std::unique_ptr<engine::view_snapshot> snap;
-    engine::evaluation answer;
+    std::unique_ptr<views::view_snapshot> snap;
+    views::evaluation answer;
     if (call) {
-        snap = engine::snapshot(*store_, step.run_id, step.index);
-        answer = engine::evaluate(*policy_, *tool, call->args, snap->view);
+        snap = views::snapshot(*store_, step.run_id, step.index);
+        answer = views::evaluate(*policy_, *tool, call->args, snap->view);
     }
     bool allowed = false;
     if (answer.answer) {
@@ -160,20 +163,20 @@ result<void> gate::resume_grant(session& s, step_record const& step, approval_re
         allowed = v.outcome == outcome::allow || (v.outcome == outcome::require_approval && !grant_expired &&
                                                   gate_detail::requested_hash(step, tool->spec(), v) == granted.hash);
     }
-    lease_record mine{s.owner(), engine::host_name(), store_->process_id(),
+    lease_record mine{s.owner(), leases::host_name(), store_->process_id(),
                       lease_now + options_.lease_duration.count()};
 
     auto done = store_->write(
         [&](store_writer& w) -> result<bool> {
             auto run = w.run(step.run_id).value();
-            auto latest = engine::latest_approval(w, run.id, step.index);
+            auto latest = transitions::latest_approval(w, run.id, step.index);
             if (run.status != run_status::waiting_for_approval || !latest || latest->seq != granted.seq ||
                 latest->status != approval_status::approved || latest->used)
                 return err(errc::conflict, "the grant of step " + step.id() + " was used or changed meanwhile");
             auto current = w.step(run.id, step.index).value();
             run.lease = mine;
             run.status = run_status::running;
-            engine::start_active(run, now);
+            leases::start_active(run, now);
             run.updated_ms = now;
             w.append(run, "run.resumed", {{"step", step.index}, {"approval", granted.hash}}, now);
             if (grant_expired) {
@@ -190,12 +193,13 @@ result<void> gate::resume_grant(session& s, step_record const& step, approval_re
                 w.append(run, "step.failed",
                          {{"step", step.index}, {"reason", internal ? "internal_error" : "invalid_decision"}}, now);
                 if (internal)
-                    engine::finish_run(w, run, run_status::failed, run_reason::internal_error, answer.failure, now);
+                    transitions::finish_run(w, run, run_status::failed, run_reason::internal_error, answer.failure,
+                                            now);
                 else
                     ++run.failed_streak;
             } else {
                 verdict const& v = *answer.answer;
-                current.policy = engine::policy_of(*policy_, v, *snap);
+                current.policy = views::policy_of(*policy_, v, *snap);
                 run.policy = policy_->identity();
                 w.append(run, "step.policy",
                          {{"step", step.index},
@@ -222,17 +226,17 @@ result<void> gate::resume_grant(session& s, step_record const& step, approval_re
                 } else if (v.outcome == outcome::require_approval) {
                     current.status = step_status::awaiting_approval;
                     run.status = run_status::waiting_for_approval;
-                    engine::pause_active(run, now);
+                    leases::pause_active(run, now);
                     run.lease = {};
                     w.put(current);
-                    engine::request_approval(w, run, current, tool->spec(), v, now);
+                    transitions::request_approval(w, run, current, tool->spec(), v, now);
                 } else {
                     current.status = step_status::failed;
                     current.error = v.reason;
                     current.finished_ms = now;
                     w.append(run, "step.failed", {{"step", step.index}, {"reason", to_string(v.outcome)}}, now);
                     if (v.outcome == outcome::abort)
-                        engine::finish_run(w, run, run_status::failed, run_reason::policy_abort, v.reason, now);
+                        transitions::finish_run(w, run, run_status::failed, run_reason::policy_abort, v.reason, now);
                     else
                         ++run.failed_streak;
                 }

@@ -1,8 +1,9 @@
 #include <agentrt/runtime/gate.hpp>
 
-#include "engine.hpp"
 #include "errors.hpp"
 #include "gate_impl.hpp"
+#include "lease.hpp"
+#include "transitions.hpp"
 
 #include <agentrt/catalog/canonical_json.hpp>
 #include <agentrt/catalog/json_reader.hpp>
@@ -25,7 +26,7 @@ bool valid_run_id(std::string_view id) {
 }
 
 std::string new_owner(store const& s) {
-    return engine::host_name() + "/" + std::to_string(s.process_id()) + "/" + random_id();
+    return leases::host_name() + "/" + std::to_string(s.process_id()) + "/" + random_id();
 }
 
 } // namespace
@@ -82,7 +83,7 @@ result<void> settle(gate& g, session& s, step_record step) {
         if (!hook_failure.empty()) {
             current.resolution = "reconcile_failed";
             w.put(current);
-            engine::finish_run(w, run, run_status::failed, run_reason::internal_error, hook_failure, now);
+            transitions::finish_run(w, run, run_status::failed, run_reason::internal_error, hook_failure, now);
         } else if (!answer || answer->answer == reconcile_answer::waiting) {
             verdict v = answer ? answer->approval
                                : require_approval("interrupted_side_effect",
@@ -93,9 +94,9 @@ result<void> settle(gate& g, session& s, step_record step) {
                 v.kind = "interrupted_side_effect";
             current.resolution = "approval";
             w.put(current);
-            engine::request_approval(w, run, current, spec, v, now);
+            transitions::request_approval(w, run, current, spec, v, now);
             run.status = run_status::waiting_for_approval;
-            engine::pause_active(run, now);
+            leases::pause_active(run, now);
             run.lease = {};
         } else {
             w.append(run, "step.reconciled",
@@ -112,11 +113,12 @@ result<void> settle(gate& g, session& s, step_record step) {
                 current.observation = canonical_json(answer->observation);
                 run.failed_streak = 0;
                 if (tool && tool->terminal)
-                    engine::finish_run(w, run, run_status::completed, run_reason::goal_completed,
-                                       "terminal tool " + step.tool + " completed (reconciled)", now);
+                    transitions::finish_run(w, run, run_status::completed, run_reason::goal_completed,
+                                            "terminal tool " + step.tool + " completed (reconciled)", now);
             } else {
                 current.resolution = "reconciled_conflict";
-                engine::finish_run(w, run, run_status::failed, run_reason::reconcile_conflict, answer->message, now);
+                transitions::finish_run(w, run, run_status::failed, run_reason::reconcile_conflict, answer->message,
+                                        now);
             }
             w.put(current);
         }
@@ -130,7 +132,7 @@ result<void> settle(gate& g, session& s, step_record step) {
 
 session::session(gate& g, std::string run_id, std::string owner)
     : gate_(&g), run_id_(std::move(run_id)), owner_(std::move(owner)) {
-    engine::add_live_owner(owner_);
+    leases::add_live_owner(owner_);
 }
 
 session::session(session&& other) noexcept
@@ -188,7 +190,7 @@ result<void> session::release() {
             return false;
         run->lease = {};
         run->updated_ms = now;
-        engine::pause_active(*run, now);
+        leases::pause_active(*run, now);
         w.put(*run);
         return true;
     });
@@ -198,7 +200,7 @@ result<void> session::release() {
 }
 
 void session::abandon() noexcept {
-    engine::remove_live_owner(owner_);
+    leases::remove_live_owner(owner_);
     gate_ = nullptr;
 }
 
@@ -236,7 +238,7 @@ result<session> gate::begin(std::string goal, std::string run_id) {
     if (!valid_run_id(run_id))
         return err(errc::refused, "run id '" + run_id + "' must be 1 to 128 characters of [A-Za-z0-9_.:-]");
     std::string owner = new_owner(*store_);
-    engine::live_claim claim(owner);
+    leases::live_claim claim(owner);
     std::int64_t now = options_.clocks.record(), lease_now = options_.clocks.lease();
     auto made = store_->write([&](store_writer& w) -> result<void> {
         if (w.run(run_id))
@@ -246,8 +248,8 @@ result<session> gate::begin(std::string goal, std::string run_id) {
         run.goal = goal;
         run.created_ms = run.updated_ms = now;
         run.policy = policy_->identity();
-        run.lease = {owner, engine::host_name(), store_->process_id(), lease_now + options_.lease_duration.count()};
-        engine::start_active(run, now);
+        run.lease = {owner, leases::host_name(), store_->process_id(), lease_now + options_.lease_duration.count()};
+        leases::start_active(run, now);
         w.append(run, "run.created", {{"goal", goal}, {"policy", policy_->identity()}}, now);
         w.append(run, "run.started", {}, now);
         w.put(run);

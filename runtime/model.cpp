@@ -1,9 +1,9 @@
 // The model seam of a session: limits, recording, retries.
 #include <agentrt/runtime/gate.hpp>
 
-#include "engine.hpp"
 #include "errors.hpp"
 #include "gate_impl.hpp"
+#include "transitions.hpp"
 
 #include <agentrt/catalog/canonical_json.hpp>
 
@@ -138,7 +138,7 @@ result<model_response> session::call_model(model& m, model_request const& reques
                 return held.error(); // a driver that lost its lease makes no further model call
             if (auto stop = model_limit_reached(run, limits)) {
                 w.append(run, "limit.exceeded", {{"limit", stop->first}, {"detail", stop->second}}, now);
-                engine::finish_run(w, run, run_status::failed, stop->first, stop->second, now);
+                transitions::finish_run(w, run, run_status::failed, stop->first, stop->second, now);
                 w.put(run);
                 return err(errc::refused, "run " + run.id + " ended: " + stop->second);
             }

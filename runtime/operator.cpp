@@ -1,7 +1,7 @@
 #include <agentrt/runtime/operator.hpp>
 
-#include "engine.hpp"
 #include "errors.hpp"
+#include "transitions.hpp"
 
 namespace agentrt {
 namespace {
@@ -13,7 +13,7 @@ result<approval_record> decide(store& s, std::string_view run_id, std::uint64_t 
         auto run = w.run(run_id);
         if (!run)
             return err(errc::not_found, "no run " + std::string(run_id));
-        auto a = engine::latest_approval(w, run_id, step_index);
+        auto a = transitions::latest_approval(w, run_id, step_index);
         std::string where = "step " + std::string(run_id) + "/" + std::to_string(step_index);
         if (!a)
             return err(errc::not_found, where + " has no approval");
@@ -55,8 +55,9 @@ result<approval_record> decide(store& s, std::string_view run_id, std::uint64_t 
                 w.put(step);
                 w.append(*run, "step.failed", {{"step", step_index}, {"reason", "approval_rejected"}}, now);
             }
-            engine::finish_run(w, *run, run_status::failed, run_reason::approval_rejected,
-                               "approval of step " + std::to_string(step_index) + " rejected by " + options.who, now);
+            transitions::finish_run(w, *run, run_status::failed, run_reason::approval_rejected,
+                                    "approval of step " + std::to_string(step_index) + " rejected by " + options.who,
+                                    now);
         }
         run->updated_ms = now;
         w.put(*run);
@@ -87,9 +88,9 @@ result<run_record> cancel(store& s, std::string_view run_id, std::string reason,
         for (auto& step : w.steps(run_id))
             if (step.status == step_status::deciding || step.status == step_status::executing ||
                 step.status == step_status::awaiting_approval)
-                engine::interrupt_step(w, *run, step, "cancelled", now);
-        engine::finish_run(w, *run, run_status::cancelled, run_reason::operator_cancelled,
-                           reason + " (" + options.who + ")", now);
+                transitions::interrupt_step(w, *run, step, "cancelled", now);
+        transitions::finish_run(w, *run, run_status::cancelled, run_reason::operator_cancelled,
+                                reason + " (" + options.who + ")", now);
         w.put(*run);
         return *run;
     });

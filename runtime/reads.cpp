@@ -1,7 +1,8 @@
 #include <agentrt/runtime/reads.hpp>
 
-#include "engine.hpp"
 #include "errors.hpp"
+#include "lease.hpp"
+#include "transitions.hpp"
 
 namespace agentrt {
 
@@ -33,7 +34,8 @@ std::vector<approval_record> pending_approvals(store const& s) {
             if (run.status != run_status::waiting_for_approval)
                 continue;
             for (auto const& step : r.steps(run.id))
-                if (auto a = engine::latest_approval(r, run.id, step.index); a && a->status == approval_status::pending)
+                if (auto a = transitions::latest_approval(r, run.id, step.index);
+                    a && a->status == approval_status::pending)
                     out.push_back(std::move(*a));
         }
         return out;
@@ -46,11 +48,11 @@ std::vector<std::string> ready_runs(store const& s, std::int64_t lease_now_ms) {
         for (auto const& run : r.runs({}, SIZE_MAX)) {
             if (run.status == run_status::running) {
                 if (run.lease.owner.empty() || lease_now_ms >= run.lease.expiry_ms ||
-                    !engine::holder_alive(s, run.lease))
+                    !leases::holder_alive(s, run.lease))
                     out.push_back(run.id);
             } else if (run.status == run_status::waiting_for_approval) {
                 for (auto const& step : r.steps(run.id))
-                    if (auto a = engine::latest_approval(r, run.id, step.index);
+                    if (auto a = transitions::latest_approval(r, run.id, step.index);
                         a && a->status == approval_status::approved && !a->used) {
                         out.push_back(run.id);
                         break;

@@ -1,9 +1,11 @@
 // The step machine of a session: open a step, propose a decision, execute the allowed call once.
 #include <agentrt/runtime/gate.hpp>
 
-#include "engine.hpp"
 #include "errors.hpp"
 #include "gate_impl.hpp"
+#include "lease.hpp"
+#include "policy_view.hpp"
+#include "transitions.hpp"
 
 #include <agentrt/catalog/canonical_json.hpp>
 #include <agentrt/catalog/json_reader.hpp>
@@ -66,7 +68,7 @@ call_outcome call_tool(tool_entry const& tool, arguments const& args, call_conte
         if (!r) {
             out.error = r.error().to_string();
             out.observation = canonical_json(boost::json::object{{"error", out.error}});
-        } else if (!engine::usable_json(r->content)) {
+        } else if (!views::usable_json(r->content)) {
             out.error = "the tool returned a result that is not usable JSON (a non-finite number)";
             out.observation = boost::json::serialize(r->content);
         } else {
@@ -175,8 +177,8 @@ result<step_record> finish_call(gate& g, session& s, std::uint64_t index, std::u
                 {{"step", index}, {"attempt", attempt}, {"ok", true}, {"observation", sha256_hex(out.observation)}},
                 now);
             if (tool.terminal)
-                engine::finish_run(w, run, run_status::completed, run_reason::goal_completed,
-                                   "terminal tool " + tool.name + " succeeded", now);
+                transitions::finish_run(w, run, run_status::completed, run_reason::goal_completed,
+                                        "terminal tool " + tool.name + " succeeded", now);
         } else if (out.kind == call_outcome::failed) {
             step.status = step_status::failed;
             step.observation = out.observation;
@@ -192,7 +194,7 @@ result<step_record> finish_call(gate& g, session& s, std::uint64_t index, std::u
         } else {
             // A thread cannot be killed: the effect of an overrun call may still happen.
             step.error = out.error;
-            engine::interrupt_step(w, run, step, "", now);
+            transitions::interrupt_step(w, run, step, "", now);
         }
         w.put(step);
         next.reset();
@@ -245,12 +247,12 @@ bool wait_renewing(gate& g, session& s, std::unique_lock<std::mutex>& lock, std:
 }
 
 std::optional<std::uint64_t> open_next(store_writer& w, run_record& run, limits const& l, std::int64_t now) {
-    engine::count_active(run, now);
+    leases::count_active(run, now);
     if (auto stop = limit_reached(w, run, l, now)) {
         bool loop = stop->first == run_reason::loop_detected;
         w.append(run, loop ? "loop.detected" : "limit.exceeded", {{"limit", stop->first}, {"detail", stop->second}},
                  now);
-        engine::finish_run(w, run, run_status::failed, stop->first, stop->second, now);
+        transitions::finish_run(w, run, run_status::failed, stop->first, stop->second, now);
         return std::nullopt;
     }
     step_record step;
@@ -310,16 +312,16 @@ result<step_record> session::propose(decision const& d) {
     std::optional<accepted_call> call;
     std::optional<error> invalid;
     if (!view_cache_)
-        view_cache_ = std::make_shared<engine::view_snapshot>();
-    auto* snap = static_cast<engine::view_snapshot*>(view_cache_.get());
-    engine::evaluation answer;
+        view_cache_ = std::make_shared<views::view_snapshot>();
+    auto* snap = static_cast<views::view_snapshot*>(view_cache_.get());
+    views::evaluation answer;
     if (d.kind == decision_kind::tool_call) {
         auto accepted = gate_->tools_->accept(d.tool, d.arguments);
         if (accepted) {
             call = std::move(*accepted);
             tool = &gate_->tools_->at(call->index);
-            engine::refresh(*snap, *gate_->store_, run_id_, index);
-            answer = engine::evaluate(policy, *tool, call->args, snap->view);
+            views::refresh(*snap, *gate_->store_, run_id_, index);
+            answer = views::evaluate(policy, *tool, call->args, snap->view);
         } else {
             invalid = accepted.error();
         }
@@ -355,10 +357,10 @@ result<step_record> session::propose(decision const& d) {
                 step.status = step_status::done;
                 step.observation = json_string_literal(d.summary);
                 step.finished_ms = now;
-                engine::finish_run(w, run, run_status::completed, run_reason::goal_completed, d.summary, now);
+                transitions::finish_run(w, run, run_status::completed, run_reason::goal_completed, d.summary, now);
             } else if (d.kind == decision_kind::fail) {
                 fail_step("agent_failed", d.summary, json_string_literal(d.summary));
-                engine::finish_run(w, run, run_status::failed, run_reason::agent_failed, d.summary, now);
+                transitions::finish_run(w, run, run_status::failed, run_reason::agent_failed, d.summary, now);
             } else if (invalid) {
                 fail_step("invalid_decision", invalid->to_string(),
                           canonical_json(boost::json::object{{"invalid_decision", invalid->to_string()}}));
@@ -366,14 +368,14 @@ result<step_record> session::propose(decision const& d) {
             } else if (!answer.answer) {
                 step.arguments = canonical_json(call->args.json());
                 fail_step("internal_error", answer.failure, "");
-                engine::finish_run(w, run, run_status::failed, run_reason::internal_error, answer.failure, now);
+                transitions::finish_run(w, run, run_status::failed, run_reason::internal_error, answer.failure, now);
             } else {
                 verdict const& v = *answer.answer;
                 step.arguments = canonical_json(call->args.json());
                 auto const& spec = gate_->impl_->spec_of(*gate_->tools_, *tool);
                 step.spec_hash = spec.hash;
                 w.put_tool_spec(spec.hash, spec.canonical);
-                step.policy = engine::policy_of(policy, v, *snap);
+                step.policy = views::policy_of(policy, v, *snap);
                 run.policy = policy.identity();
                 w.append(run, "step.policy",
                          {{"step", index},
@@ -392,13 +394,13 @@ result<step_record> session::propose(decision const& d) {
                     ++run.failed_streak;
                 } else if (v.outcome == outcome::abort) {
                     fail_step("policy_abort", v.reason, "");
-                    engine::finish_run(w, run, run_status::failed, run_reason::policy_abort, v.reason, now);
+                    transitions::finish_run(w, run, run_status::failed, run_reason::policy_abort, v.reason, now);
                 } else {
                     step.status = step_status::awaiting_approval;
                     w.put(step);
-                    engine::request_approval(w, run, step, tool->spec(), v, now);
+                    transitions::request_approval(w, run, step, tool->spec(), v, now);
                     run.status = run_status::waiting_for_approval;
-                    engine::pause_active(run, now);
+                    leases::pause_active(run, now);
                     run.lease = {};
                 }
             }
@@ -443,8 +445,8 @@ result<void> session::fail(std::string message) {
         // a cancel ends it: a finished run leaves no step executing.
         for (auto& step : w.steps(run_id_))
             if (step.status == step_status::executing)
-                engine::interrupt_step(w, run, step, "cancelled", now);
-        engine::finish_run(w, run, run_status::failed, run_reason::internal_error, message, now);
+                transitions::interrupt_step(w, run, step, "cancelled", now);
+        transitions::finish_run(w, run, run_status::failed, run_reason::internal_error, message, now);
         w.put(run);
         return {};
     });

@@ -1,629 +1,100 @@
 #include <agentrt/runtime/store.hpp>
 
+#include "engines/lmdb/lmdb_engine.hpp"
 #include "errors.hpp"
-#include "keys.hpp"
-#include "lmdb.hpp"
-#include "record_cache.hpp"
-#include "record_text.hpp"
 
-#include <boost/json/monotonic_resource.hpp>
-#include <boost/json/parse.hpp>
-#include <boost/json/serialize.hpp>
-
-#include <atomic>
-#include <cerrno>
-#include <charconv>
-#include <cstring>
-#include <fcntl.h>
-#include <map>
 #include <mutex>
-#include <optional>
-#include <pthread.h>
-#include <set>
-#include <shared_mutex>
-#include <stdexcept>
-#include <sys/stat.h>
-#include <unistd.h>
 
 namespace agentrt {
-namespace {
 
-namespace fs = std::filesystem;
-
-// LMDB forbids opening one environment twice in a process; a forked child may open its own.
-std::mutex open_paths_mutex;
-std::set<std::pair<pid_t, std::string>> open_paths;
-
-// Counts forks, in the child: LMDB allows an environment only in the process that opened it (a child
-// would share the parent's reader slots and its lock on owners.lock), so a store remembers the count
-// it was opened under and refuses to be used under another.
-std::atomic<std::uint64_t> forks{0};
-std::uint64_t fork_count() {
-    [[maybe_unused]] static bool const counting =
-        ::pthread_atfork(nullptr, nullptr, [] { forks.fetch_add(1, std::memory_order_relaxed); }) == 0;
-    return forks.load(std::memory_order_relaxed);
-}
-
-// power_loss: each commit syncs its data pages before it writes its meta page, so the file is intact
-// after a power failure. process_crash: no syncs.
-//
-// Not MDB_WRITEMAP, although it made process_crash steps 1.3x faster: with a writable map LMDB sets
-// the file's size to the map size of whichever process opens or adopts last, so a process opening
-// with a smaller map cuts the file under one that grew it (a write there is SIGBUS, a page there is
-// lost), and a full disk becomes SIGBUS on a sparse page instead of a failed commit.
-unsigned durability_flags(durability level) {
-    return level == durability::power_loss ? MDB_NOMETASYNC : MDB_NOSYNC;
-}
-
-error store_error(std::string message) {
-    return err(errc::store_failed, std::move(message));
-}
-
-// Refuses a store file that group or others can write: anyone who can write it can forge history.
-result<void> check_permissions(fs::path const& file) {
-    struct stat st {};
-    if (::stat(file.c_str(), &st) != 0)
+std::vector<run_record> store_reader::runs(std::string_view before, std::size_t limit) const {
+    if (before.empty())
+        return runs_before(0, limit);
+    auto b = run(before);
+    if (!b)
         return {};
-    if (st.st_mode & (S_IWGRP | S_IWOTH)) {
-        char mode[8];
-        std::snprintf(mode, sizeof mode, "%03o", static_cast<unsigned>(st.st_mode & 0777));
-        return store_error("store file " + file.string() + " is writable by group or others (mode " + mode +
-                           "); make it owner-only with: chmod 600 " + file.string());
-    }
-    return {};
+    return runs_before(b->order, limit);
 }
 
-// Parses a stored record and converts it while the parsed value lives in a stack buffer: records are
-// small, and most of a parse's cost was allocation.
-template <class Record>
-Record parse_record(std::string_view text, Record (*from)(boost::json::value const&)) {
-    unsigned char buffer[4096];
-    boost::json::monotonic_resource memory(buffer, sizeof buffer);
-    return from(parse_record_text(text, &memory));
+void store_writer::put(run_record& run) {
+    if (run.id.empty() || run.id.find('\0') != std::string::npos)
+        throw exception(err(errc::refused, "a run id must be non-empty and hold no NUL byte"));
+    records_.put(run);
 }
 
-} // namespace
+event_record const& store_writer::append(run_record& run, std::string_view type, boost::json::object data,
+                                         std::int64_t at_ms) {
+    event_record e;
+    e.run_id = run.id;
+    e.seq = run.event_count;
+    e.type = type;
+    e.at_ms = at_ms;
+    e.prev = run.head;
+    e.data = std::move(data);
+    bool first = type == "run.created";
+    if (first) // every run's first event links to the previous run's: deleting a whole run breaks the chain
+        e.data["prev_run"] = meta("run_chain_head").value_or("");
+    e.hash = event_hash(e);
+    if (first)
+        put_meta("run_chain_head", e.hash);
+    records_.put(e);
+    run.head = e.hash;
+    ++run.event_count;
+    appended_.push_back(std::move(e));
+    return appended_.back();
+}
 
-struct store::impl {
-    fs::path path;
-    store_options options;
-    lmdb::env env;
-    lmdb::reader_pool readers{env.get()}; // after env: its transactions end before the environment
-    MDB_dbi runs = 0, run_order = 0, steps = 0, approvals = 0, events = 0, tool_specs = 0, model_calls = 0, meta = 0;
-    mutable std::shared_mutex grow; // a map may only grow while this process has no transaction open
-    std::atomic<std::uint64_t> commits{0}, syncs{0}, grows{0};
-    std::size_t map_bytes = 0;
-    mutable record_cache<run_record> run_cache; // thread-safe; see record_cache.hpp
-    mutable record_cache<step_record> step_cache;
-    int owner_fd = -1;
-    // Simulated processes sharing this environment, by their process id (above any real pid).
-    std::mutex simulated_mutex;
-    std::map<std::int64_t, std::weak_ptr<store::handle>> simulated;
-    std::int64_t next_simulated = std::int64_t{1} << 32;
-    std::string registered;
-    std::uint64_t opened_after_forks = fork_count();
-
-    void refuse_in_forked_child() const {
-        if (fork_count() != opened_after_forks)
-            throw exception(err(errc::refused, "store " + path.string() +
-                                                   " was opened before this process was forked; LMDB allows a "
-                                                   "store only in the process that opened it: open it again here"));
-    }
-
-    ~impl() {
-        if (owner_fd >= 0)
-            ::close(owner_fd);
-        std::lock_guard lock(open_paths_mutex);
-        open_paths.erase({::getpid(), registered});
-    }
+struct store::observers {
+    std::mutex mutex;
+    std::vector<event_observer> list;
 };
 
-// One process's view of the store: its id in leases, its observers, and whether it has crashed.
-struct store::handle {
-    std::int64_t pid = ::getpid();
-    bool is_simulated = false;
-    std::atomic<bool> crashed{false};
-    std::mutex observers_mutex;
-    std::vector<event_observer> observers;
-};
-
-namespace {
-
-// Adopts the map size another process grew to. The exclusive lock: no transaction of this process
-// may be open while the map moves.
-void adopt_grown_map(store::impl& s) {
-    std::unique_lock lock(s.grow);
-    lmdb::check(mdb_env_set_mapsize(s.env.get(), 0), "mdb_env_set_mapsize");
-    MDB_envinfo info{};
-    mdb_env_info(s.env.get(), &info);
-    s.map_bytes = info.me_mapsize;
+result<store> store::open(store_location const& where, store_options const& options) {
+    std::string_view text = where.text();
+    std::string_view path = text;
+    if (auto colon = text.find(':'); colon != std::string_view::npos && text.substr(0, colon) != "lmdb") {
+        auto scheme = text.substr(0, colon);
+        bool named =
+            !scheme.empty() && scheme.find('/') == std::string_view::npos && text.substr(colon).starts_with("://");
+        if (named)
+            return err(errc::store_failed, "store location " + std::string(text) + " names the engine '" +
+                                               std::string(scheme) +
+                                               "', which this agentrt does not have (it has: lmdb)");
+    } else if (colon != std::string_view::npos) {
+        path = text.substr(colon + 1);
+    }
+    auto opened = engines::open_lmdb(std::filesystem::path(path), options);
+    if (!opened)
+        return opened.error();
+    return store(std::move(*opened));
 }
 
-class reader_impl : public virtual store_reader {
-public:
-    reader_impl(store::impl const& s, MDB_txn* t) : s_(s), t_(t) {}
-
-    std::optional<run_record> run(std::string_view id) const override {
-        auto v = lmdb::find(t_, s_.runs, id);
-        if (!v)
-            return std::nullopt;
-        if (auto cached = s_.run_cache.find(id, *v))
-            return cached;
-        auto r = parse_record(*v, run_from_json);
-        s_.run_cache.remember(id, *v, r);
-        return r;
-    }
-
-    std::vector<run_record> runs(std::string_view before, std::size_t limit) const override {
-        std::vector<run_record> out;
-        lmdb::cursor c(t_, s_.run_order);
-        MDB_val k{}, v{};
-        bool at;
-        if (before.empty()) {
-            at = c.last(k, v);
-        } else {
-            auto b = run(before);
-            if (!b)
-                return out;
-            at = c.seek(lmdb::big_endian(b->order), k, v) && c.prev(k, v);
-        }
-        for (; at && out.size() < limit; at = c.prev(k, v))
-            if (auto r = run(lmdb::view(v)))
-                out.push_back(std::move(*r));
-        return out;
-    }
-
-    std::optional<step_record> step(std::string_view run_id, std::uint64_t index) const override {
-        auto key = keys::step(run_id, index);
-        auto v = lmdb::find(t_, s_.steps, key);
-        if (!v)
-            return std::nullopt;
-        if (auto cached = s_.step_cache.find(key, *v))
-            return cached;
-        auto r = parse_record(*v, step_from_json);
-        s_.step_cache.remember(key, *v, r);
-        return r;
-    }
-
-    std::vector<step_record> steps(std::string_view run_id) const override {
-        return scan(s_.steps, run_id, step_from_json);
-    }
-    std::vector<approval_record> approvals(std::string_view run_id) const override {
-        return scan(s_.approvals, run_id, approval_from_json);
-    }
-    std::vector<event_record> events(std::string_view run_id) const override {
-        return scan(s_.events, run_id, event_from_json);
-    }
-
-    std::vector<model_call_record> model_calls(std::string_view run_id) const override {
-        return scan(s_.model_calls, run_id, model_call_from_json);
-    }
-
-    std::optional<std::string> meta(std::string_view key) const override {
-        std::string v;
-        if (!lmdb::get(t_, s_.meta, key, v))
-            return std::nullopt;
-        return v;
-    }
-    std::optional<std::string> tool_spec(std::string_view hash) const override {
-        std::string v;
-        if (!lmdb::get(t_, s_.tool_specs, hash, v))
-            return std::nullopt;
-        return v;
-    }
-
-protected:
-    template <class R>
-    std::vector<R> scan(MDB_dbi dbi, std::string_view run_id, R (*from)(boost::json::value const&)) const {
-        std::vector<R> out;
-        std::string prefix = keys::run_prefix(run_id);
-        lmdb::cursor c(t_, dbi);
-        MDB_val k{}, v{};
-        for (bool at = c.seek(prefix, k, v); at && lmdb::view(k).starts_with(prefix); at = c.next(k, v))
-            out.push_back(parse_record(lmdb::view(v), from));
-        return out;
-    }
-
-    store::impl const& s_;
-    MDB_txn* t_;
-};
-
-class writer_impl final : public reader_impl, public store_writer {
-public:
-    writer_impl(store::impl const& s, MDB_txn* t) : reader_impl(s, t) {}
-
-    void put(run_record& run) override {
-        if (run.id.empty() || run.id.find('\0') != std::string::npos)
-            throw exception(err(errc::refused, "a run id must be non-empty and hold no NUL byte"));
-        std::string existing;
-        if (!lmdb::get(t_, s_.runs, run.id, existing)) {
-            auto next = meta("run_order_next");
-            run.order = next ? std::stoull(*next) : 1;
-            put_meta("run_order_next", std::to_string(run.order + 1));
-            lmdb::put(t_, s_.run_order, lmdb::big_endian(run.order), run.id);
-        }
-        auto text = record_text::of(run);
-        lmdb::put(t_, s_.runs, run.id, text);
-        s_.run_cache.remember_written(run.id, text, run);
-    }
-    void put(step_record const& step) override {
-        auto key = keys::step(step.run_id, step.index);
-        auto text = record_text::of(step);
-        lmdb::put(t_, s_.steps, key, text);
-        s_.step_cache.remember_written(key, text, step);
-    }
-    void put(approval_record const& a) override {
-        lmdb::put(t_, s_.approvals, keys::approval(a.run_id, a.step_index, a.seq), boost::json::serialize(to_json(a)));
-    }
-    void put(model_call_record const& m) override {
-        lmdb::put(t_, s_.model_calls, keys::event(m.run_id, m.seq), boost::json::serialize(to_json(m)));
-    }
-    void put_meta(std::string_view key, std::string_view value) override { lmdb::put(t_, s_.meta, key, value); }
-    void put_tool_spec(std::string_view hash, std::string_view spec) override {
-        // Content-addressed and written by every allowed step: rewriting the same bytes would still
-        // copy a page of the tree in each commit.
-        if (lmdb::find(t_, s_.tool_specs, hash) != spec)
-            lmdb::put(t_, s_.tool_specs, hash, spec);
-    }
-
-    event_record const& append(run_record& run, std::string_view type, boost::json::object data,
-                               std::int64_t at_ms) override {
-        event_record e;
-        e.run_id = run.id;
-        e.seq = run.event_count;
-        e.type = type;
-        e.at_ms = at_ms;
-        e.prev = run.head;
-        if (type == "run.created") {
-            // Every run's first event links to the previous run's: deleting a whole run breaks the chain.
-            e.data = std::move(data);
-            e.data["prev_run"] = meta("run_chain_head").value_or("");
-        } else {
-            e.data = std::move(data);
-        }
-        e.hash = event_hash(e);
-        if (type == "run.created")
-            put_meta("run_chain_head", e.hash);
-        lmdb::put(t_, s_.events, keys::event(e.run_id, e.seq), record_text::of(e));
-        run.head = e.hash;
-        ++run.event_count;
-        appended.push_back(std::move(e));
-        return appended.back();
-    }
-
-    bool erase_run(std::string_view run_id) override {
-        auto existing = run(run_id);
-        if (!existing)
-            return false;
-        lmdb::del(t_, s_.run_order, lmdb::big_endian(existing->order));
-        lmdb::del(t_, s_.runs, run_id);
-        for (MDB_dbi dbi : {s_.steps, s_.approvals, s_.events, s_.model_calls})
-            erase_prefix(dbi, keys::run_prefix(run_id));
-        return true;
-    }
-
-    std::vector<event_record> appended;
-
-private:
-    void erase_prefix(MDB_dbi dbi, std::string const& prefix) {
-        std::vector<std::string> doomed;
-        {
-            lmdb::cursor c(t_, dbi);
-            MDB_val k{}, v{};
-            for (bool at = c.seek(prefix, k, v); at && lmdb::view(k).starts_with(prefix); at = c.next(k, v))
-                doomed.emplace_back(lmdb::view(k));
-        }
-        for (auto const& key : doomed)
-            lmdb::del(t_, dbi, key);
-    }
-};
-
-void open_databases(store::impl& s, bool create) {
-    lmdb::txn t(s.env.get(), false);
-    unsigned flags = create ? MDB_CREATE : 0;
-    auto open = [&](char const* name, MDB_dbi& dbi) {
-        int rc = mdb_dbi_open(t.get(), name, flags, &dbi);
-        if (rc == MDB_NOTFOUND)
-            throw exception(store_error("store " + s.path.string() + " has no '" + name +
-                                        "' database: it was not created by agentrt, or is damaged"));
-        lmdb::check(rc, "mdb_dbi_open");
-    };
-    open(keys::runs, s.runs);
-    open(keys::run_order, s.run_order);
-    open(keys::steps, s.steps);
-    open(keys::approvals, s.approvals);
-    open(keys::events, s.events);
-    open(keys::tool_specs, s.tool_specs);
-    open(keys::model_calls, s.model_calls);
-    open(keys::meta, s.meta);
-    t.commit();
-}
-
-result<void> check_version(store::impl& s) {
-    std::string text;
-    int version = 0;
-    {
-        lmdb::txn t(s.env.get(), true);
-        if (lmdb::get(t.get(), s.meta, "schema_version", text)) {
-            auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), version);
-            if (ec != std::errc{} || end != text.data() + text.size())
-                return store_error("store " + s.path.string() + " is damaged: its schema version is '" +
-                                   text.substr(0, 40) + "', not a number: restore it from a backup");
-        }
-    }
-    if (version > store_schema_version)
-        return store_error("store " + s.path.string() + " has schema version " + std::to_string(version) +
-                           ", newer than this library's " + std::to_string(store_schema_version) +
-                           ": open it with a newer agentrt");
-    if (version == store_schema_version)
-        return {};
-    if (s.options.access == store_access::operator_only)
-        return store_error("store " + s.path.string() + " has schema version " + std::to_string(version) +
-                           ", older than " + std::to_string(store_schema_version) +
-                           "; an operator never migrates: open it once with a writer");
-    // Migrations from older versions go here, each in this one transaction. Version 0 is a new store.
-    lmdb::txn t(s.env.get(), false);
-    lmdb::put(t.get(), s.meta, "schema_version", std::to_string(store_schema_version));
-    t.commit();
-    return {};
-}
-
-result<void> take_owner_lock(store::impl& s) {
-    s.owner_fd = ::open((s.path / "owners.lock").c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
-    if (s.owner_fd < 0)
-        return store_error("cannot open " + (s.path / "owners.lock").string() + ": " + std::strerror(errno));
-    struct flock lock {};
-    lock.l_type = F_WRLCK;
-    lock.l_whence = SEEK_SET;
-    lock.l_start = ::getpid();
-    lock.l_len = 1;
-    if (::fcntl(s.owner_fd, F_OFD_SETLK, &lock) != 0)
-        return store_error("cannot lock " + (s.path / "owners.lock").string() + ": " + std::strerror(errno));
-    return {};
-}
-
-} // namespace
-
-result<store> store::open(std::filesystem::path const& path, store_options const& options) {
-    auto s = std::make_unique<impl>();
-    s->path = path;
-    s->options = options;
-    std::error_code ec;
-    bool exists = fs::exists(path / "data.mdb", ec);
-    if (!exists && options.access == store_access::operator_only)
-        return store_error("no store at " + path.string() + " (an operator never creates one)");
-    if (!exists) {
-        fs::create_directories(path, ec);
-        if (ec)
-            return store_error("cannot create store directory " + path.string() + ": " + ec.message());
-        fs::permissions(path, fs::perms::owner_all, ec);
-    }
-    for (char const* file : {"data.mdb", "lock.mdb", "owners.lock"})
-        if (auto ok = check_permissions(path / file); !ok)
-            return ok.error();
-    {
-        std::lock_guard lock(open_paths_mutex);
-        std::string key = fs::weakly_canonical(path, ec).string();
-        if (!open_paths.insert({::getpid(), key}).second)
-            return err(errc::refused,
-                       "store " + path.string() + " is already open in this process: share that store object");
-        s->registered = key;
-    }
-    try {
-        MDB_env* env = s->env.get();
-        lmdb::check(mdb_env_set_maxdbs(env, 16), "mdb_env_set_maxdbs");
-        lmdb::check(mdb_env_set_mapsize(env, options.initial_map_bytes), "mdb_env_set_mapsize");
-        lmdb::check(mdb_env_set_maxreaders(env, 256), "mdb_env_set_maxreaders");
-        unsigned flags = MDB_NOTLS | durability_flags(options.durability);
-        int rc = mdb_env_open(env, path.c_str(), flags, 0600);
-        if (rc != MDB_SUCCESS)
-            return store_error("cannot open store " + path.string() + ": " + mdb_strerror(rc));
-        int dead = 0;
-        lmdb::check(mdb_reader_check(env, &dead), "mdb_reader_check");
-        MDB_envinfo info{};
-        mdb_env_info(env, &info);
-        s->map_bytes = info.me_mapsize;
-        for (;;) {
-            try {
-                open_databases(*s, options.access == store_access::writer);
-                if (auto ok = check_version(*s); !ok)
-                    return ok.error();
-                break;
-            } catch (lmdb::map_resized const&) {
-                adopt_grown_map(*s); // nothing else of this store is open yet
-            }
-        }
-        if (auto ok = take_owner_lock(*s); !ok)
-            return ok.error();
-    } catch (exception const& e) {
-        return e.error();
-    }
-    return store(std::move(s), std::make_shared<handle>());
-}
-
-store::store(std::shared_ptr<impl> environment, std::shared_ptr<handle> h)
-    : impl_(std::move(environment)), handle_(std::move(h)) {}
+store::store(std::shared_ptr<agentrt::engine> engine)
+    : engine_(std::move(engine)), observers_(std::make_unique<observers>()) {}
 store::store(store&&) noexcept = default;
 store& store::operator=(store&&) noexcept = default;
 store::~store() = default;
 
-std::filesystem::path const& store::path() const noexcept {
-    return impl_->path;
-}
-durability store::durability() const noexcept {
-    return impl_->options.durability;
-}
-
-store_stats store::stats() const {
-    std::shared_lock lock(impl_->grow);
-    return {impl_->commits.load(), impl_->syncs.load(), impl_->grows.load(), impl_->map_bytes};
-}
-
 void store::observe(event_observer observer) {
-    std::lock_guard lock(handle_->observers_mutex);
-    handle_->observers.push_back(std::move(observer));
-}
-
-bool store::process_alive(std::int64_t pid) const {
-    impl_->refuse_in_forked_child();
-    if (pid == ::getpid())
-        return true;
-    {
-        std::lock_guard lock(impl_->simulated_mutex);
-        if (auto it = impl_->simulated.find(pid); it != impl_->simulated.end()) {
-            auto h = it->second.lock();
-            return h && !h->crashed;
-        }
-    }
-    struct flock lock {};
-    lock.l_type = F_WRLCK;
-    lock.l_whence = SEEK_SET;
-    lock.l_start = static_cast<off_t>(pid);
-    lock.l_len = 1;
-    if (::fcntl(impl_->owner_fd, F_OFD_GETLK, &lock) != 0)
-        return true; // cannot tell: treat as alive, the lease expiry still applies
-    return lock.l_type != F_UNLCK;
-}
-
-std::int64_t store::process_id() const noexcept {
-    return handle_->pid;
-}
-
-store store::simulated_process() const {
-    auto h = std::make_shared<handle>();
-    h->is_simulated = true;
-    std::lock_guard lock(impl_->simulated_mutex);
-    h->pid = impl_->next_simulated++;
-    impl_->simulated.emplace(h->pid, h);
-    return store(impl_, std::move(h));
-}
-
-void store::simulate_crash() {
-    if (!handle_->is_simulated)
-        throw std::logic_error("agentrt: only a simulated process's store handle can simulate a crash");
-    handle_->crashed = true;
-}
-
-bool store::crashed() const noexcept {
-    return handle_->crashed;
-}
-
-result<void> store::backup(std::filesystem::path const& destination) const {
-    try {
-        impl_->refuse_in_forked_child();
-    } catch (exception const& e) {
-        return e.error();
-    }
-    std::error_code ec;
-    if (fs::exists(destination / "data.mdb", ec))
-        return store_error("backup destination " + destination.string() +
-                           " already holds a store; choose a new directory");
-    if (fs::exists(destination, ec) && !fs::is_empty(destination, ec))
-        return store_error("backup destination " + destination.string() + " is not empty; choose a new directory");
-    if (::mkdir(destination.c_str(), 0700) != 0 && errno != EEXIST)
-        return store_error("cannot create backup directory " + destination.string() + ": " + std::strerror(errno));
-    if (::chmod(destination.c_str(), 0700) != 0)
-        return store_error("cannot make backup directory " + destination.string() +
-                           " owner-only: " + std::strerror(errno));
-    fs::path file = destination / "data.mdb";
-    int fd = ::open(file.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
-    if (fd < 0)
-        return store_error("cannot create " + file.string() + ": " + std::strerror(errno));
-    int rc = MDB_SUCCESS;
-    for (;;) {
-        {
-            std::shared_lock lock(impl_->grow);
-            rc = mdb_env_copyfd2(impl_->env.get(), fd, MDB_CP_COMPACT);
-        }
-        if (rc != MDB_MAP_RESIZED)
-            break;
-        try {
-            adopt_grown_map(*impl_); // another process grew the map: begin the copy again
-        } catch (exception const& e) {
-            ::close(fd);
-            fs::remove(file, ec);
-            return e.error();
-        }
-        if (::ftruncate(fd, 0) != 0 || ::lseek(fd, 0, SEEK_SET) != 0) {
-            rc = errno;
-            break;
-        }
-    }
-    if (rc == MDB_SUCCESS && ::fsync(fd) != 0)
-        rc = errno;
-    ::close(fd);
-    if (rc != MDB_SUCCESS) {
-        fs::remove(file, ec);
-        return store_error("backup of " + impl_->path.string() + " to " + destination.string() +
-                           " failed: " + mdb_strerror(rc));
-    }
-    return {};
-}
-
-void store::read_erased(std::function<void(store_reader const&)> const& work) const {
-    impl_->refuse_in_forked_child();
-    for (;;) {
-        std::shared_lock lock(impl_->grow);
-        std::optional<lmdb::reader_pool::read> t;
-        try {
-            t.emplace(impl_->readers);
-        } catch (lmdb::map_resized const&) {
-            lock.unlock();
-            adopt_grown_map(*impl_);
-            continue; // nothing of the work has run
-        }
-        reader_impl r(*impl_, t->get());
-        work(r);
-        return;
-    }
+    std::lock_guard lock(observers_->mutex);
+    observers_->list.push_back(std::move(observer));
 }
 
 void store::write_erased(std::function<void(store_writer&)> const& work, bool flush) {
-    impl_->refuse_in_forked_child();
     std::vector<event_record> committed;
-    for (;;) {
-        try {
-            if (handle_->crashed)
-                throw simulated_process_crashed{};
-            std::shared_lock lock(impl_->grow);
-            lmdb::txn t(impl_->env.get(), false);
-            writer_impl w(*impl_, t.get());
+    engine_->write(
+        [&](engine_writer& records) {
+            store_writer w(records);
             work(w);
-            if (handle_->crashed)
-                throw simulated_process_crashed{}; // the transaction aborts with the unwinding
-            t.commit();
-            committed = std::move(w.appended);
-            ++impl_->commits;
-            if (impl_->options.durability == durability::power_loss) {
-                ++impl_->syncs; // MDB_NOMETASYNC: the commit synced its data pages
-                if (flush) {
-                    lmdb::check(mdb_env_sync(impl_->env.get(), 1), "mdb_env_sync");
-                    ++impl_->syncs;
-                }
-            }
-            break;
-        } catch (lmdb::map_resized const&) {
-            adopt_grown_map(*impl_);
-        } catch (lmdb::map_full const&) {
-            std::unique_lock lock(impl_->grow);
-            if (impl_->map_bytes >= impl_->options.max_map_bytes)
-                throw exception(store_error("store " + impl_->path.string() + " is full at its maximum map size of " +
-                                            std::to_string(impl_->options.max_map_bytes) +
-                                            " bytes; the transaction was not written"));
-            std::size_t bigger = std::min(impl_->map_bytes * 2, impl_->options.max_map_bytes);
-            lmdb::check(mdb_env_set_mapsize(impl_->env.get(), bigger), "mdb_env_set_mapsize");
-            MDB_envinfo info{};
-            mdb_env_info(impl_->env.get(), &info);
-            impl_->map_bytes = info.me_mapsize;
-            ++impl_->grows;
-        }
-    }
+            committed = std::move(w.appended()); // the last attempt's, should the engine retry
+        },
+        flush);
     if (committed.empty())
         return;
     std::vector<event_observer> observers;
     {
-        std::lock_guard lock(handle_->observers_mutex);
-        observers = handle_->observers;
+        std::lock_guard lock(observers_->mutex);
+        observers = observers_->list;
     }
     for (auto const& e : committed)
         for (auto const& o : observers)

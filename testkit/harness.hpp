@@ -4,6 +4,7 @@
 #include <agentrt/runtime/records.hpp>
 #include <agentrt/runtime/store.hpp>
 #include <agentrt/testkit/scenario.hpp>
+#include <agentrt/testkit/simulated_process.hpp>
 
 #include <chrono>
 #include <cstdint>
@@ -61,7 +62,7 @@ process_end run_forked(scenario const& s, harness_log& log, fs::path const& stor
                        std::optional<std::chrono::microseconds> kill_after);
 
 // Simulated mode: a store handle per process, cut off at its crash point.
-process_end run_simulated(scenario const& s, harness_log& log, store const& primary, std::vector<crash> const& crashes,
-                          int process);
+process_end run_simulated(scenario const& s, harness_log& log, simulated_machine& machine,
+                          std::vector<crash> const& crashes, int process);
 
 } // namespace agentrt::testkit::harness

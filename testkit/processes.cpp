@@ -167,6 +167,7 @@ struct process_hooks {
     harness_log& log;
     int process = 0;
     std::function<void()> die;
+    std::function<bool()> dead; // whether `die` has run: a thread the dead process left must do nothing
 };
 
 // Runs one process until its run ends or waits with no answer to give. Throws on an error.
@@ -185,9 +186,9 @@ void run_process(scenario const& s, process_hooks const& p, std::vector<crash> c
     auto base = s.tools();
     std::vector<tool_entry> entries(base.entries().begin(), base.entries().end());
     for (auto& e : entries) {
-        e.call = [inner = e.call, name = e.name, &log, &st, &armed, &die, process = p.process](arguments const& a,
-                                                                                               call_context const& c) {
-            if (st.crashed())
+        e.call = [inner = e.call, name = e.name, &log, dead = p.dead, &armed, &die,
+                  process = p.process](arguments const& a, call_context const& c) {
+            if (dead())
                 throw simulated_process_crashed{}; // a thread the dead process left calls no tool
             std::string where = name + " " + std::to_string(c.step_index) + " " + std::to_string(process);
             log.add(harness_log::invocations, "start " + where);
@@ -229,8 +230,8 @@ void run_process(scenario const& s, process_hooks const& p, std::vector<crash> c
     if (s.deterministic) {
         // A dead process's threads read a frozen clock: they must not move the next process's.
         auto frozen = std::make_shared<std::int64_t>(s.clock_start_ms);
-        g.clocks.record = [&log, &st, frozen, start = s.clock_start_ms] {
-            if (!st.crashed())
+        g.clocks.record = [&log, dead = p.dead, frozen, start = s.clock_start_ms] {
+            if (!dead())
                 *frozen = start + 1000 * log.next("clock");
             return *frozen;
         };
@@ -326,7 +327,7 @@ process_end run_forked(scenario const& s, harness_log& log, fs::path const& stor
         int code = 0;
         try {
             store st = open_store(s, store_path);
-            run_process(s, {st, log, process, [] { ::kill(::getpid(), SIGKILL); }}, crashes);
+            run_process(s, {st, log, process, [] { ::kill(::getpid(), SIGKILL); }, [] { return false; }}, crashes);
         } catch (std::exception const& e) {
             log.add(harness_log::errors, "process " + std::to_string(process) + ": " + e.what());
             code = 3;
@@ -360,16 +361,17 @@ process_end run_forked(scenario const& s, harness_log& log, fs::path const& stor
     return process_end::failed;
 }
 
-process_end run_simulated(scenario const& s, harness_log& log, store const& primary, std::vector<crash> const& crashes,
-                          int process) {
-    store st = primary.simulated_process();
+process_end run_simulated(scenario const& s, harness_log& log, simulated_machine& machine,
+                          std::vector<crash> const& crashes, int process) {
+    simulated_process st = machine.process();
     try {
         run_process(s,
                     {st, log, process,
                      [&st] {
-                         st.simulate_crash();
+                         st.crash();
                          throw simulated_process_crashed{};
-                     }},
+                     },
+                     [&st] { return st.crashed(); }},
                     crashes);
         return process_end::ended;
     } catch (simulated_process_crashed const&) {

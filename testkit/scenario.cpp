@@ -107,14 +107,17 @@ scenario_result run_scenario_killed(scenario const& s, std::vector<crash> const&
     {
         // Created before the first process, so that no kill can land inside the store's creation.
         std::optional<store> primary = open_store(s, store_path);
+        std::optional<simulated_machine> machine;
         if (s.mode == crash_mode::process)
             primary.reset();
+        else
+            machine.emplace(*primary);
         for (; process < s.max_processes; ++process) {
             auto end =
                 s.mode == crash_mode::process
                     ? run_forked(s, log, store_path, crashes, process,
                                  std::size_t(process) < kills.size() ? std::optional(kills[process]) : std::nullopt)
-                    : run_simulated(s, log, *primary, crashes, process);
+                    : run_simulated(s, log, *machine, crashes, process);
             if (end != process_end::died)
                 break;
             ++result.resumes;

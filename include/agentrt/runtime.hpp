@@ -10,6 +10,7 @@
 #include <agentrt/runtime/clock.hpp>
 #include <agentrt/runtime/decision.hpp>
 #include <agentrt/runtime/driver.hpp>
+#include <agentrt/runtime/engine.hpp>
 #include <agentrt/runtime/gate.hpp>
 #include <agentrt/runtime/limits.hpp>
 #include <agentrt/runtime/model.hpp>

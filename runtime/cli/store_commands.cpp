@@ -182,7 +182,7 @@ int backup_command(context& c, command_line const& l) {
     if (c.json)
         c.out << json_line({{"backup", destination}});
     else
-        c.out << "backed up " << sanitize(s.path().string(), 200) << " to " << sanitize(destination, 200) << "\n";
+        c.out << "backed up " << sanitize(s.location(), 200) << " to " << sanitize(destination, 200) << "\n";
     return exit_ok;
 }
 

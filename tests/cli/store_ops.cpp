@@ -1,6 +1,6 @@
 // verify, check, backup and prune: the health and upkeep of a store.
 #include "command.hpp"
-#include "keys.hpp"
+#include "engines/lmdb/keys.hpp"
 
 #include <boost/json/parse.hpp>
 #include <boost/json/serialize.hpp>

@@ -1,7 +1,7 @@
 #include <agentrt/runtime/gate.hpp>
 
 #include "fixture.hpp"
-#include "keys.hpp"
+#include "engines/lmdb/keys.hpp"
 
 #include <pthread.h>
 #include <sys/wait.h>

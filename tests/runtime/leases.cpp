@@ -1,5 +1,6 @@
 // Leases, takeover, interrupted side effects and the reconcile hook (include gate.hpp first).
 #include <agentrt/runtime/gate.hpp>
+#include <agentrt/testkit/simulated_process.hpp>
 
 #include "fixture.hpp"
 
@@ -441,17 +442,18 @@ TEST_CASE("a lease just taken is alive to the other threads of its process as so
 TEST_CASE("a simulated process that crashed writes nothing more, from any thread") {
     world w;
     auto primary = w.open();
-    auto dying = primary.simulated_process();
+    agentrt::testkit::simulated_machine machine(primary);
+    auto dying = machine.process();
     CHECK(dying.process_id() != primary.process_id());
     agentrt::gate g(dying, w.table, w.policy, w.options());
     auto session = g.begin("goal").value();
     auto before = agentrt::read_events(primary, "run-1").value().size();
-    dying.simulate_crash();
+    dying.crash();
     CHECK(dying.crashed());
-    CHECK_THROWS_AS(session.open_step(), agentrt::simulated_process_crashed);
+    CHECK_THROWS_AS(session.open_step(), agentrt::testkit::simulated_process_crashed);
     std::thread other([&] {
         CHECK_THROWS_AS(dying.write([](agentrt::store_writer& wr) { wr.put_meta("late", "x"); }),
-                        agentrt::simulated_process_crashed);
+                        agentrt::testkit::simulated_process_crashed);
     });
     other.join();
     CHECK(agentrt::read_events(primary, "run-1").value().size() == before);
@@ -461,20 +463,20 @@ TEST_CASE("a simulated process that crashed writes nothing more, from any thread
 TEST_CASE("the lease of a crashed simulated process stays held and is taken over at once") {
     world w;
     auto primary = w.open();
+    agentrt::testkit::simulated_machine machine(primary);
     std::string holder;
     {
-        auto dying = primary.simulated_process();
+        auto dying = machine.process();
         agentrt::gate g(dying, w.table, w.policy, w.options());
         auto session = g.begin("goal").value();
         holder = session.owner();
         (void)session.open_step().value();
-        dying.simulate_crash();
-        CHECK(primary.process_alive(primary.process_id()));
+        dying.crash();
     } // the session's release on destruction reaches nothing
     auto run = agentrt::read_run(primary, "run-1").value().run;
     CHECK(run.lease.owner == holder);
-    CHECK_FALSE(primary.process_alive(run.lease.pid));
-    auto next = primary.simulated_process();
+    CHECK_FALSE(machine.alive(run.lease.pid));
+    auto next = machine.process();
     agentrt::gate g(next, w.table, w.policy, w.options());
     auto session = g.attach("run-1").value(); // no clock advance: the holder is dead
     auto events = agentrt::read_events(primary, "run-1").value();
@@ -486,11 +488,12 @@ TEST_CASE("the lease of a crashed simulated process stays held and is taken over
 TEST_CASE("assigning over a session whose process crashed does not end the program") {
     world w;
     auto primary = w.open();
-    auto dying = primary.simulated_process();
+    agentrt::testkit::simulated_machine machine(primary);
+    auto dying = machine.process();
     agentrt::gate other(primary, w.table, w.policy, w.options());
     agentrt::gate g(dying, w.table, w.policy, w.options());
     auto session = g.begin("goal").value();
-    dying.simulate_crash();
+    dying.crash();
     session = other.begin("another goal", "run-2").value(); // the release of run-1 throws inside
     CHECK(session.run().id == "run-2");
     CHECK(agentrt::read_run(primary, "run-1").value().run.lease.pid == dying.process_id());
@@ -499,16 +502,29 @@ TEST_CASE("assigning over a session whose process crashed does not end the progr
 TEST_CASE("a live simulated process holds its lease like a live process") {
     world w;
     auto primary = w.open();
-    auto holder = primary.simulated_process();
+    agentrt::testkit::simulated_machine machine(primary);
+    auto holder = machine.process();
     agentrt::gate first(holder, w.table, w.policy, w.options());
     auto session = first.begin("goal").value();
-    CHECK(primary.process_alive(holder.process_id()));
-    auto other = primary.simulated_process();
+    CHECK(machine.alive(holder.process_id()));
+    auto other = machine.process();
     agentrt::gate second(other, w.table, w.policy, w.options());
     auto refused = second.attach("run-1");
     REQUIRE_FALSE(refused);
     CHECK(refused.error().code == agentrt::errc::lease_held);
-    CHECK_THROWS_AS(primary.simulate_crash(), std::logic_error);
+}
+
+TEST_CASE("a simulated process sees the test's own process alive") {
+    world w;
+    auto primary = w.open();
+    agentrt::testkit::simulated_machine machine(primary);
+    agentrt::gate own(primary, w.table, w.policy, w.options());
+    auto session = own.begin("goal").value();
+    auto other = machine.process();
+    agentrt::gate second(other, w.table, w.policy, w.options());
+    auto refused = second.attach("run-1");
+    REQUIRE_FALSE(refused);
+    CHECK(refused.error().code == agentrt::errc::lease_held);
 }
 
 TEST_CASE("a lease is renewed while a tool longer than the lease works") {

@@ -1,5 +1,6 @@
 #include <agentrt/runtime/model.hpp>
 #include <agentrt/runtime/prune.hpp>
+#include <agentrt/testkit/simulated_process.hpp>
 
 #include "fixture.hpp"
 
@@ -323,13 +324,14 @@ TEST_CASE("an exception from the model that is not a std::exception reaches the 
 TEST_CASE("a crash while a model call works waits for the model before it unwinds") {
     world w;
     auto primary = w.open();
-    auto process = primary.simulated_process();
+    agentrt::testkit::simulated_machine machine(primary);
+    auto process = machine.process();
     auto options = w.options();
     options.lease_duration = std::chrono::milliseconds(30);
     bool stopped = false;
     scripted_model m;
     m.reply = [&](agentrt::model_call_context const& c) -> agentrt::model_result {
-        process.simulate_crash(); // the next lease renewal throws simulated_process_crashed
+        process.crash(); // the next lease renewal throws simulated_process_crashed
         auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(5);
         while (!c.stop.stop_requested() && std::chrono::steady_clock::now() < give_up)
             std::this_thread::sleep_for(std::chrono::milliseconds(1));
@@ -339,6 +341,6 @@ TEST_CASE("a crash while a model call works waits for the model before it unwind
     agentrt::gate g(process, w.table, w.policy, options);
     auto session = g.begin("goal").value();
     (void)session.open_step().value();
-    CHECK_THROWS_AS((void)session.call_model(m, small_request()), agentrt::simulated_process_crashed);
+    CHECK_THROWS_AS((void)session.call_model(m, small_request()), agentrt::testkit::simulated_process_crashed);
     CHECK(stopped);
 }

@@ -1,7 +1,7 @@
 #include <agentrt/runtime/store.hpp>
 
+#include "engines/lmdb/keys.hpp"
 #include "fixture.hpp"
-#include "keys.hpp"
 
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -32,6 +32,30 @@ unsigned mode_of(fs::path const& p) {
     return st.st_mode & 0777;
 }
 } // namespace
+
+TEST_CASE("a store location names its engine: lmdb:PATH or a plain path") {
+    world w;
+    {
+        auto s = agentrt::store::open("lmdb:" + w.store_path.string());
+        REQUIRE(s);
+        CHECK(s->location() == "lmdb:" + w.store_path.string());
+        s->write([](agentrt::store_writer& wr) { wr.put_meta("written", "through lmdb:"); });
+    }
+    auto s = agentrt::store::open(w.store_path);
+    REQUIRE(s);
+    CHECK(s->location() == "lmdb:" + w.store_path.string());
+    CHECK(s->read([](agentrt::store_reader const& r) { return r.meta("written"); }) == "through lmdb:");
+}
+
+TEST_CASE("a store location naming an engine this agentrt lacks is refused by its name, creating nothing") {
+    world w;
+    auto s = agentrt::store::open("nosuch://db.example/agentrt");
+    REQUIRE_FALSE(s);
+    CHECK(s.error().code == agentrt::errc::store_failed);
+    CHECK(s.error().message == "store location nosuch://db.example/agentrt names the engine 'nosuch', which this "
+                               "agentrt does not have (it has: lmdb)");
+    CHECK_FALSE(fs::exists("nosuch:"));
+}
 
 TEST_CASE("a store is created owner-only") {
     world w;
@@ -152,7 +176,8 @@ TEST_CASE("a full map grows and nothing is lost") {
     for (auto level : both_levels) {
         INFO("durability ", name_of(level));
         world w;
-        auto s = w.open({.durability = level, .initial_map_bytes = 64 << 10, .max_map_bytes = std::size_t{1} << 30});
+        auto s = w.open(
+            {.durability = level, .lmdb = {.initial_map_bytes = 64 << 10, .max_map_bytes = std::size_t{1} << 30}});
         std::string big(4000, 'x');
         for (int i = 0; i < 300; ++i)
             s.write([&](agentrt::store_writer& wr) {
@@ -175,7 +200,7 @@ void grow_the_map_in_another_process(world const& w) {
     pid_t child = ::fork();
     REQUIRE(child >= 0);
     if (child == 0) {
-        auto other = agentrt::store::open(w.store_path, {.initial_map_bytes = 64 << 10});
+        auto other = agentrt::store::open(w.store_path, {.lmdb = {.initial_map_bytes = 64 << 10}});
         if (!other)
             ::_exit(2);
         std::string big(4000, 'x');
@@ -198,7 +223,7 @@ void grow_the_map_in_another_process(world const& w) {
 
 TEST_CASE("a map another process grew is adopted by this process's next read and write") {
     world w;
-    auto s = w.open({.initial_map_bytes = 64 << 10});
+    auto s = w.open({.lmdb = {.initial_map_bytes = 64 << 10}});
     auto count_runs = [&] { return s.read([](agentrt::store_reader const& r) { return r.runs({}, 1000).size(); }); };
     CHECK(count_runs() == 0);           // this process now keeps a read transaction for its next read
     grow_the_map_in_another_process(w); // 100 runs of 4 KB goals
@@ -214,7 +239,7 @@ TEST_CASE("a map another process grew is adopted by this process's next read and
 
 TEST_CASE("a backup adopts a map another process grew") {
     world w;
-    auto s = w.open({.initial_map_bytes = 64 << 10});
+    auto s = w.open({.lmdb = {.initial_map_bytes = 64 << 10}});
     grow_the_map_in_another_process(w); // 100 runs of 4 KB goals
     auto copy = w.dir.path / "copy";
     auto backed_up = s.backup(copy);
@@ -228,7 +253,7 @@ TEST_CASE("a full map at its maximum fails the transaction with a clear error an
     for (auto level : both_levels) {
         INFO("durability ", name_of(level));
         world w;
-        auto s = w.open({.durability = level, .initial_map_bytes = 64 << 10, .max_map_bytes = 64 << 10});
+        auto s = w.open({.durability = level, .lmdb = {.initial_map_bytes = 64 << 10, .max_map_bytes = 64 << 10}});
         std::string big(4000, 'x');
         int written = 0;
         try {

@@ -1,7 +1,7 @@
 #include <agentrt/runtime/verify.hpp>
 
 #include "fixture.hpp"
-#include "keys.hpp"
+#include "engines/lmdb/keys.hpp"
 
 #include <boost/json/parse.hpp>
 #include <boost/json/serialize.hpp>

@@ -4,12 +4,14 @@
 //     s->write([&](agentrt::store_writer& w) { ... });    // one atomic transaction
 //     auto run = s->read([&](agentrt::store_reader const& r) { return r.run("r-1"); });
 //
-// One LMDB environment per store (a directory holding data.mdb and lock.mdb, both 0600). Nothing
-// above this header depends on LMDB: a store on another engine offers the same reader and writer.
-// A store is thread-safe; reader and writer objects belong to the transaction that made them.
+// A store is a storage engine (engine.hpp) with what every engine shares above it: the hash chain
+// of events, observers of what committed, and the choice of engine by location. Nothing above this
+// header depends on an engine. A store is thread-safe; reader and writer objects belong to the
+// transaction that made them.
 #pragma once
 
 #include <agentrt/catalog/error.hpp>
+#include <agentrt/runtime/engine.hpp>
 #include <agentrt/runtime/records.hpp>
 
 #include <cstddef>
@@ -25,77 +27,96 @@
 
 namespace agentrt {
 
-// What a committed record survives (docs/runtime.md).
-//  power_loss:    the machine losing power. Every commit syncs its data pages, and the commit that
-//                 starts a tool is flushed completely before the tool is called.
-//  process_crash: the process dying, not the machine. No syncs; much faster.
-enum class durability : std::uint8_t { power_loss, process_crash };
-
 // A writer creates and migrates a store; an operator opens an existing store of the current version
 // only, and may still change it (approve, reject, cancel).
 enum class store_access : std::uint8_t { writer, operator_only };
 
 inline constexpr int store_schema_version = 1;
 
-struct store_options {
-    agentrt::durability durability = durability::power_loss;
-    store_access access = store_access::writer;
+// What only the LMDB engine reads.
+struct lmdb_options {
     std::size_t initial_map_bytes = std::size_t{64} << 20;
     std::size_t max_map_bytes = std::size_t{1} << 40;
 };
 
-struct store_stats {
-    std::uint64_t commits = 0;
-    std::uint64_t syncs = 0; // data syncs of commits plus forced flushes
-    std::uint64_t map_grows = 0;
-    std::size_t map_bytes = 0;
+struct store_options {
+    agentrt::durability durability = durability::power_loss;
+    store_access access = store_access::writer;
+    lmdb_options lmdb = {};
 };
 
-class store_reader {
+// Where a store lives: "lmdb:PATH", or a plain path (a directory), for the LMDB engine.
+class store_location {
 public:
-    virtual ~store_reader() = default;
-    virtual std::optional<run_record> run(std::string_view id) const = 0;
-    // Newest first: up to `limit` runs created before the run `before` (all when empty).
-    virtual std::vector<run_record> runs(std::string_view before, std::size_t limit) const = 0;
-    virtual std::optional<step_record> step(std::string_view run_id, std::uint64_t index) const = 0;
-    virtual std::vector<step_record> steps(std::string_view run_id) const = 0;
-    virtual std::vector<approval_record> approvals(std::string_view run_id) const = 0;
-    virtual std::vector<event_record> events(std::string_view run_id) const = 0;
-    virtual std::vector<model_call_record> model_calls(std::string_view run_id) const = 0;
-    virtual std::optional<std::string> meta(std::string_view key) const = 0;
-    virtual std::optional<std::string> tool_spec(std::string_view hash) const = 0;
-};
+    store_location(std::string text) : text_(std::move(text)) {}
+    store_location(std::string_view text) : text_(text) {}
+    store_location(char const* text) : text_(text) {}
+    store_location(std::filesystem::path const& directory) : text_(directory.string()) {}
 
-class store_writer : public virtual store_reader {
-public:
-    // A run's first put gives it its creation order.
-    virtual void put(run_record& run) = 0;
-    virtual void put(step_record const& step) = 0;
-    virtual void put(approval_record const& approval) = 0;
-    virtual void put(model_call_record const& call) = 0;
-    virtual void put_meta(std::string_view key, std::string_view value) = 0;
-    virtual void put_tool_spec(std::string_view hash, std::string_view spec) = 0;
-    // Chains an event onto the run (seq, prev, hash) and updates run.head and run.event_count;
-    // the caller puts the run afterwards in the same transaction.
-    virtual event_record const& append(run_record& run, std::string_view type, boost::json::object data,
-                                       std::int64_t at_ms) = 0;
-    // Removes a run with its steps, approvals, events and model calls (prune). The caller records what the run
-    // chain loses (see prune.hpp); false when there was no such run.
-    virtual bool erase_run(std::string_view run_id) = 0;
+    std::string const& text() const noexcept { return text_; }
+
+private:
+    std::string text_;
 };
 
 using event_observer = std::function<void(event_record const&)>;
 
-// Thrown by every write through a store handle whose simulated process has crashed, so the stack of
-// the dead process unwinds without writing anything more. Deliberately not a std::exception: no
-// error handling of the runtime, or of a consumer that catches std::exception, can swallow it.
-struct simulated_process_crashed {};
+// One write transaction of a store: the engine's records, and events chained onto their run.
+class store_writer final : public store_reader {
+public:
+    explicit store_writer(engine_writer& records) noexcept : records_(records) {}
+
+    std::optional<run_record> run(std::string_view id) const override { return records_.run(id); }
+    std::vector<run_record> runs_before(std::uint64_t order, std::size_t limit) const override {
+        return records_.runs_before(order, limit);
+    }
+    std::optional<step_record> step(std::string_view run_id, std::uint64_t index) const override {
+        return records_.step(run_id, index);
+    }
+    std::vector<step_record> steps(std::string_view run_id) const override { return records_.steps(run_id); }
+    std::vector<approval_record> approvals(std::string_view run_id) const override {
+        return records_.approvals(run_id);
+    }
+    std::vector<event_record> events(std::string_view run_id) const override { return records_.events(run_id); }
+    std::vector<model_call_record> model_calls(std::string_view run_id) const override {
+        return records_.model_calls(run_id);
+    }
+    std::optional<std::string> meta(std::string_view key) const override { return records_.meta(key); }
+    std::optional<std::string> tool_spec(std::string_view hash) const override { return records_.tool_spec(hash); }
+
+    // A run's first put gives it its creation order. Refuses an empty id or one holding NUL.
+    void put(run_record& run);
+    void put(step_record const& step) { records_.put(step); }
+    void put(approval_record const& approval) { records_.put(approval); }
+    void put(model_call_record const& call) { records_.put(call); }
+    void put_meta(std::string_view key, std::string_view value) { records_.put_meta(key, value); }
+    void put_tool_spec(std::string_view hash, std::string_view spec) { records_.put_tool_spec(hash, spec); }
+
+    // Chains an event onto the run (seq, prev, hash) and updates run.head and run.event_count;
+    // the caller puts the run afterwards in the same transaction.
+    event_record const& append(run_record& run, std::string_view type, boost::json::object data, std::int64_t at_ms);
+
+    // Removes a run with its steps, approvals, events and model calls (prune). The caller records what the run
+    // chain loses (see prune.hpp); false when there was no such run.
+    bool erase_run(std::string_view run_id) { return records_.erase_run(run_id); }
+
+    // The events appended so far, for the observers once the transaction commits.
+    std::vector<event_record>& appended() noexcept { return appended_; }
+
+private:
+    engine_writer& records_;
+    std::vector<event_record> appended_;
+};
 
 class store {
 public:
-    // Opens (a writer creates) the store directory at `path`. Refuses files others can write, a
-    // newer schema, an older one for an operator, and a second open of one store in one process.
-    static result<store> open(std::filesystem::path const& path, store_options const& options = {});
+    // Opens (a writer creates) the store at `where` with the engine its location names. Refuses
+    // files others can write, a newer schema, an older one for an operator, and a second open of
+    // one store in one process.
+    static result<store> open(store_location const& where, store_options const& options = {});
+
+    // A store over an engine of the caller's (the test kit's decorators). Its observers are its own.
+    explicit store(std::shared_ptr<agentrt::engine> engine);
 
     store(store&&) noexcept;
     store& operator=(store&&) noexcept;
@@ -106,18 +127,19 @@ public:
     auto read(F&& work) const -> std::invoke_result_t<F&, store_reader const&> {
         using R = std::invoke_result_t<F&, store_reader const&>;
         if constexpr (std::is_void_v<R>) {
-            read_erased([&](store_reader const& r) { work(r); });
+            engine_->read([&](store_reader const& r) { work(r); });
         } else {
             std::optional<R> out;
-            read_erased([&](store_reader const& r) { out.emplace(work(r)); });
+            engine_->read([&](store_reader const& r) { out.emplace(work(r)); });
             return std::move(*out);
         }
     }
 
     // Runs `work` in one write transaction and commits it; an exception from `work` aborts and
-    // leaves the store unchanged. `work` may run more than once (a full map is grown and the
-    // transaction retried), so it must only act through the writer. `flush` makes the commit
-    // durable before returning under durability::power_loss (the commit before a side effect).
+    // leaves the store unchanged. `work` may run more than once (an engine may retry a transaction,
+    // as LMDB's does when its map is full), so it must only act through the writer. `flush` makes
+    // the commit durable before returning under durability::power_loss (the commit before a side
+    // effect).
     template <class F>
     auto write(F&& work, bool flush = false) -> std::invoke_result_t<F&, store_writer&> {
         using R = std::invoke_result_t<F&, store_writer&>;
@@ -135,45 +157,24 @@ public:
     // started a tool looks failed and the call is treated as interrupted rather than run.
     void observe(event_observer observer);
 
-    std::filesystem::path const& path() const noexcept;
-    agentrt::durability durability() const noexcept;
-    store_stats stats() const;
+    std::string const& location() const noexcept { return engine_->location(); }
+    agentrt::durability durability() const noexcept { return engine_->durability(); }
+    store_stats stats() const { return engine_->stats(); }
+    result<void> backup(std::filesystem::path const& destination) const { return engine_->backup(destination); }
 
-    // Writes a compact, consistent copy of the store (as of one read transaction) into the directory
-    // `destination`, which is created owner-only (0700, data.mdb 0600) and must not hold a store yet.
-    // Writers may go on meanwhile.
-    result<void> backup(std::filesystem::path const& destination) const;
+    // The process id this store writes into leases, and whether a lease's holder is alive as far as
+    // the engine can tell (used by lease takeover).
+    std::int64_t process_id() const noexcept { return engine_->process_id(); }
+    bool holder_alive(lease_record const& lease) const { return engine_->holder_alive(lease); }
 
-    // Whether the process that holds a lease on this host is alive (an open-file-description lock
-    // its store holds dies with it; a simulated process lives until it crashes or its handle is
-    // gone). Used by lease takeover.
-    bool process_alive(std::int64_t pid) const;
-
-    // The process id this handle writes into leases: getpid(), or a simulated process's own.
-    std::int64_t process_id() const noexcept;
-
-    // For the test kit's simulated crashes: another handle on this store standing for another
-    // process of this machine (LMDB allows one environment per process, so the simulated processes
-    // of a test share this one). Its observers are its own.
-    store simulated_process() const;
-
-    // Kills this handle's simulated process as far as the store can tell: no commit through it
-    // reaches the file any more, from any thread (each write throws simulated_process_crashed), the
-    // leases its sessions hold stay held, and their holder counts as dead at once, as the kernel's
-    // lock release would tell of a real process. Refused for a handle that is not simulated.
-    void simulate_crash();
-    bool crashed() const noexcept;
-
-    struct impl;
-    struct handle;
+    std::shared_ptr<agentrt::engine> const& engine() const noexcept { return engine_; }
 
 private:
-    store(std::shared_ptr<impl> environment, std::shared_ptr<handle> h);
-    void read_erased(std::function<void(store_reader const&)> const& work) const;
+    struct observers;
     void write_erased(std::function<void(store_writer&)> const& work, bool flush);
 
-    std::shared_ptr<impl> impl_;
-    std::shared_ptr<handle> handle_;
+    std::shared_ptr<agentrt::engine> engine_;
+    std::unique_ptr<observers> observers_;
 };
 
 } // namespace agentrt

@@ -12,8 +12,8 @@
 // A crash is a real one as far as the runtime can tell: the dead process writes nothing more, from
 // any thread it left running, and its lease stays held; the next process resumes and the runtime
 // detects the dead holder at once. Two crash modes:
-//  - simulated (default): every process is a store handle in the test's own process
-//    (store::simulated_process). At the crash point the handle is cut off (store::simulate_crash)
+//  - simulated (default): every process is a store in the test's own process over an engine
+//    decorator (simulated_process.hpp). At the crash point it is cut off (simulated_process::crash)
 //    and the dying process's stack unwinds with simulated_process_crashed. Fast; the tools' own
 //    globals outlive a "process", so keep a tool's state in what scenario::tools builds.
 //  - process: every process is a forked child, killed with SIGKILL at the crash point.

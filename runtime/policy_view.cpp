@@ -1,0 +1,87 @@
+#include "policy_view.hpp"
+
+#include <cmath>
+
+namespace agentrt::views {
+
+bool usable_json(boost::json::value const& v) {
+    switch (v.kind()) {
+    case boost::json::kind::double_:
+        return std::isfinite(v.get_double());
+    case boost::json::kind::array:
+        for (auto const& e : v.get_array())
+            if (!usable_json(e))
+                return false;
+        return true;
+    case boost::json::kind::object:
+        for (auto const& e : v.get_object())
+            if (!usable_json(e.value()))
+                return false;
+        return true;
+    default:
+        return true;
+    }
+}
+
+void refresh(view_snapshot& snap, store const& s, std::string_view run_id, std::uint64_t before_step) {
+    if (snap.steps.size() > before_step || (!snap.steps.empty() && snap.steps.front().run_id != run_id)) {
+        snap.steps.clear();
+        snap.step_views.clear();
+    }
+    s.read([&](store_reader const& r) {
+        snap.run = r.run(run_id).value();
+        // Steps before the one being decided are settled: only the new ones are read, so building a
+        // view stays flat in run length.
+        for (std::uint64_t i = snap.steps.size(); i < before_step; ++i)
+            if (auto st = r.step(run_id, i))
+                snap.steps.push_back(std::move(*st));
+            else
+                break;
+        snap.approvals = r.approvals(run_id);
+    });
+    // Only the new steps get views, so that building a view stays flat in run length too.
+    for (std::size_t i = snap.step_views.size(); i < snap.steps.size(); ++i) {
+        auto const& st = snap.steps[i];
+        snap.step_views.push_back({st.index, st.tool, st.arguments, to_string(st.status), st.observation});
+    }
+    snap.approval_views.clear();
+    for (auto const& a : snap.approvals)
+        snap.approval_views.push_back({a.step_index, a.kind, to_string(a.status)});
+    snap.view = run_view{snap.run.id,     snap.run.goal,      snap.run.next_step, snap.run.failed_streak,
+                         snap.step_views, snap.approval_views};
+}
+
+std::unique_ptr<view_snapshot> snapshot(store const& s, std::string_view run_id, std::uint64_t before_step) {
+    auto snap = std::make_unique<view_snapshot>();
+    refresh(*snap, s, run_id, before_step);
+    return snap;
+}
+
+evaluation evaluate(evaluator const& policy, tool_entry const& tool, arguments const& args, run_view const& view) {
+    evaluation e;
+    try {
+        verdict v = policy(tool, args, view);
+        if (!usable_json(v.capability) || !usable_json(v.presentation))
+            e.failure = "policy " + std::string(policy.identity()) +
+                        " returned a capability or presentation "
+                        "that is not usable JSON (a non-finite number)";
+        else
+            e.answer = std::move(v);
+    } catch (std::exception const& x) {
+        e.failure = "policy " + std::string(policy.identity()) + " threw: " + x.what();
+    } catch (...) {
+        e.failure = "policy " + std::string(policy.identity()) + " threw a non-standard exception";
+    }
+    return e;
+}
+
+policy_record policy_of(evaluator const& policy, verdict const& v, view_snapshot const& snap) {
+    return {std::string(policy.identity()),
+            std::string(to_string(v.outcome)),
+            v.reason,
+            snap.steps.size(),
+            snap.approvals.size(),
+            snap.run.failed_streak};
+}
+
+} // namespace agentrt::views
