@@ -71,7 +71,7 @@ result<session> gate::attach(std::string_view run_id) {
             if (alive && !expired)
                 return err(errc::lease_held, "run " + run->id + " is held by " + format_holder(run->lease) +
                                                  "; resume it after that, or stop its holder");
-            w.append(*run, "lease.taken_over", {{"why", alive ? "expired" : "holder_dead"}}, now);
+            w.append(*run, event_type::lease_taken_over, {{"why", alive ? "expired" : "holder_dead"}}, now);
             for (auto& step : w.steps(run->id))
                 if (orphaned(step))
                     interrupt_orphan(w, *run, step, *tools_, now);
@@ -103,7 +103,7 @@ result<session> gate::attach(std::string_view run_id) {
         run->lease = mine;
         run->updated_ms = now;
         leases::start_active(*run, now);
-        w.append(*run, "run.resumed", {}, now);
+        w.append(*run, event_type::run_resumed, {}, now);
         // Left by a session that released the run (a step opened, or a tool started whose outcome was
         // never recorded: the lease had lapsed, or recording it failed).
         for (auto& step : w.steps(run->id))
@@ -178,11 +178,11 @@ result<void> gate::resume_grant(session& s, step_record const& step, approval_re
             run.status = run_status::running;
             leases::start_active(run, now);
             run.updated_ms = now;
-            w.append(run, "run.resumed", {{"step", step.index}, {"approval", granted.hash}}, now);
+            w.append(run, event_type::run_resumed, {{"step", step.index}, {"approval", granted.hash}}, now);
             if (grant_expired) {
                 latest->status = approval_status::expired;
                 w.put(*latest);
-                w.append(run, "approval.expired", {{"step", step.index}, {"hash", granted.hash}}, now);
+                w.append(run, event_type::approval_expired, {{"step", step.index}, {"hash", granted.hash}}, now);
             }
             bool executing = false;
             if (!invalid.empty() || !answer.answer) {
@@ -190,7 +190,7 @@ result<void> gate::resume_grant(session& s, step_record const& step, approval_re
                 current.status = step_status::failed;
                 current.error = internal ? answer.failure : invalid;
                 current.finished_ms = now;
-                w.append(run, "step.failed",
+                w.append(run, event_type::step_failed,
                          {{"step", step.index}, {"reason", internal ? "internal_error" : "invalid_decision"}}, now);
                 if (internal)
                     transitions::finish_run(w, run, run_status::failed, run_reason::internal_error, answer.failure,
@@ -201,7 +201,7 @@ result<void> gate::resume_grant(session& s, step_record const& step, approval_re
                 verdict const& v = *answer.answer;
                 current.policy = views::policy_of(*policy_, v, *snap);
                 run.policy = policy_->identity();
-                w.append(run, "step.policy",
+                w.append(run, event_type::step_policy,
                          {{"step", step.index},
                           {"identity", policy_->identity()},
                           {"outcome", to_string(v.outcome)},
@@ -216,7 +216,7 @@ result<void> gate::resume_grant(session& s, step_record const& step, approval_re
                     current.status = step_status::executing;
                     ++current.attempt;
                     current.spec_hash = tool->spec_hash();
-                    w.append(run, "step.tool_started",
+                    w.append(run, event_type::step_tool_started,
                              {{"step", step.index},
                               {"tool", step.tool},
                               {"attempt", current.attempt},
@@ -234,7 +234,8 @@ result<void> gate::resume_grant(session& s, step_record const& step, approval_re
                     current.status = step_status::failed;
                     current.error = v.reason;
                     current.finished_ms = now;
-                    w.append(run, "step.failed", {{"step", step.index}, {"reason", to_string(v.outcome)}}, now);
+                    w.append(run, event_type::step_failed, {{"step", step.index}, {"reason", to_string(v.outcome)}},
+                             now);
                     if (v.outcome == outcome::abort)
                         transitions::finish_run(w, run, run_status::failed, run_reason::policy_abort, v.reason, now);
                     else

@@ -17,7 +17,7 @@ void check_run(store_reader const& r, run_record const& run, check_options const
         if (!step || !step->is_number())
             continue;
         auto index = step->to_number<std::uint64_t>();
-        if (e.type == "step.tool_started") {
+        if (e.is(event_type::step_tool_started)) {
             // Only a step's first start may go without an approval, even when an approval granted
             // that first start: any later one is a tool run again on its own.
             auto const* a = e.data.if_contains("approval");
@@ -28,10 +28,11 @@ void check_run(store_reader const& r, run_record const& run, check_options const
             ++starts[index];
             if (granted)
                 ++starts_per_approval[{index, std::string(a->get_string())}];
-        } else if (e.type == "step.tool_finished") {
+        } else if (e.is(event_type::step_tool_finished)) {
             if (auto const* late = e.data.if_contains("late"); !late || !late->is_bool() || !late->get_bool())
                 ++closes[index];
-        } else if (e.type == "step.interrupted" || (e.type == "step.failed" && starts[index] > closes[index])) {
+        } else if (e.is(event_type::step_interrupted) ||
+                   (e.is(event_type::step_failed) && starts[index] > closes[index])) {
             ++closes[index];
         }
     }

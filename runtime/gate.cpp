@@ -99,7 +99,7 @@ result<void> settle(gate& g, session& s, step_record step) {
             leases::pause_active(run, now);
             run.lease = {};
         } else {
-            w.append(run, "step.reconciled",
+            w.append(run, event_type::step_reconciled,
                      {{"step", current.index},
                       {"answer", answer->answer == reconcile_answer::continue_run ? "continue"
                                  : answer->answer == reconcile_answer::completed  ? "completed"
@@ -250,8 +250,8 @@ result<session> gate::begin(std::string goal, std::string run_id) {
         run.policy = policy_->identity();
         run.lease = {owner, leases::host_name(), store_->process_id(), lease_now + options_.lease_duration.count()};
         leases::start_active(run, now);
-        w.append(run, "run.created", {{"goal", goal}, {"policy", policy_->identity()}}, now);
-        w.append(run, "run.started", {}, now);
+        w.append(run, event_type::run_created, {{"goal", goal}, {"policy", policy_->identity()}}, now);
+        w.append(run, event_type::run_started, {}, now);
         w.put(run);
         return {};
     });

@@ -137,7 +137,7 @@ result<model_response> session::call_model(model& m, model_request const& reques
             if (auto held = gate_detail::hold(run, owner_, lease_now, options.lease_duration); !held)
                 return held.error(); // a driver that lost its lease makes no further model call
             if (auto stop = model_limit_reached(run, limits)) {
-                w.append(run, "limit.exceeded", {{"limit", stop->first}, {"detail", stop->second}}, now);
+                w.append(run, event_type::limit_exceeded, {{"limit", stop->first}, {"detail", stop->second}}, now);
                 transitions::finish_run(w, run, run_status::failed, stop->first, stop->second, now);
                 w.put(run);
                 return err(errc::refused, "run " + run.id + " ended: " + stop->second);
@@ -152,7 +152,7 @@ result<model_response> session::call_model(model& m, model_request const& reques
             call.request_hash = request_hash;
             call.dispatched_ms = now;
             w.put(call);
-            w.append(run, "model.dispatched",
+            w.append(run, event_type::model_dispatched,
                      {{"step", call.step_index}, {"seq", call.seq}, {"model", call.model}, {"attempt", attempt}}, now);
             w.put(run);
             return call;
@@ -191,7 +191,7 @@ result<model_response> session::call_model(model& m, model_request const& reques
             run.cost_micros += call.cost_micros;
             w.put(call);
             if (response)
-                w.append(run, "model.completed",
+                w.append(run, event_type::model_completed,
                          {{"step", call.step_index},
                           {"seq", call.seq},
                           {"input_tokens", call.input_tokens},
@@ -199,7 +199,7 @@ result<model_response> session::call_model(model& m, model_request const& reques
                           {"cost_micros", call.cost_micros}},
                          finished);
             else
-                w.append(run, "model.failed",
+                w.append(run, event_type::model_failed,
                          {{"step", call.step_index}, {"seq", call.seq}, {"status", call.status}, {"error", call.error}},
                          finished);
             w.put(run);

@@ -31,7 +31,7 @@ result<approval_record> decide(store& s, std::string_view run_id, std::uint64_t 
         if (options.approval_ttl && now > a->requested_ms + options.approval_ttl->count()) {
             a->status = approval_status::expired;
             w.put(*a);
-            w.append(*run, "approval.expired", {{"step", step_index}, {"hash", a->hash}}, now);
+            w.append(*run, event_type::approval_expired, {{"step", step_index}, {"hash", a->hash}}, now);
             w.put(*run);
             return err(errc::refused, "the approval of " + where + " expired before it was decided");
         }
@@ -45,7 +45,7 @@ result<approval_record> decide(store& s, std::string_view run_id, std::uint64_t 
                                     {"by", options.who}};
         if (!options.note.empty())
             decided["note"] = options.note;
-        w.append(*run, "approval.decided", std::move(decided), now);
+        w.append(*run, event_type::approval_decided, std::move(decided), now);
         if (!approving) {
             auto step = w.step(run_id, step_index).value();
             if (step.status == step_status::awaiting_approval) {
@@ -53,7 +53,7 @@ result<approval_record> decide(store& s, std::string_view run_id, std::uint64_t 
                 step.error = "the approval was rejected by " + options.who;
                 step.finished_ms = now;
                 w.put(step);
-                w.append(*run, "step.failed", {{"step", step_index}, {"reason", "approval_rejected"}}, now);
+                w.append(*run, event_type::step_failed, {{"step", step_index}, {"reason", "approval_rejected"}}, now);
             }
             transitions::finish_run(w, *run, run_status::failed, run_reason::approval_rejected,
                                     "approval of step " + std::to_string(step_index) + " rejected by " + options.who,

@@ -40,7 +40,7 @@ result<prune_report> prune(store& s, std::int64_t before_ms, bool dry_run) {
         prune_report report{doomed(w)};
         for (auto const& id : report.runs) {
             auto events = w.events(id);
-            if (events.empty() || events.front().type != "run.created")
+            if (events.empty() || !events.front().is(event_type::run_created))
                 return err(errc::refused, "run " + id +
                                               " has no run.created event, so its removal could not be "
                                               "told from tampering; verify the store first");

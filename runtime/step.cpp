@@ -101,7 +101,7 @@ void record_late(store& s, std::string const& run_id, std::uint64_t index, std::
                 return;
             step->late_observation = out.observation;
             w.put(*step);
-            w.append(*run, "step.tool_finished",
+            w.append(*run, event_type::step_tool_finished,
                      {{"step", index}, {"attempt", attempt}, {"ok", out.kind == call_outcome::ok}, {"late", true}},
                      now);
             w.put(*run);
@@ -160,7 +160,7 @@ result<step_record> finish_call(gate& g, session& s, std::uint64_t index, std::u
             // The step was interrupted meanwhile (takeover, cancel): the outcome is appended, marked late.
             step.late_observation = out.observation;
             w.put(step);
-            w.append(run, "step.tool_finished",
+            w.append(run, event_type::step_tool_finished,
                      {{"step", index}, {"attempt", attempt}, {"ok", out.kind == call_outcome::ok}, {"late", true}},
                      now);
             w.put(run);
@@ -173,7 +173,7 @@ result<step_record> finish_call(gate& g, session& s, std::uint64_t index, std::u
             step.observation = out.observation;
             run.failed_streak = 0;
             w.append(
-                run, "step.tool_finished",
+                run, event_type::step_tool_finished,
                 {{"step", index}, {"attempt", attempt}, {"ok", true}, {"observation", sha256_hex(out.observation)}},
                 now);
             if (tool.terminal)
@@ -184,13 +184,14 @@ result<step_record> finish_call(gate& g, session& s, std::uint64_t index, std::u
             step.observation = out.observation;
             step.error = out.error;
             ++run.failed_streak;
-            w.append(run, "step.tool_finished", {{"step", index}, {"attempt", attempt}, {"ok", false}}, now);
-            w.append(run, "step.failed", {{"step", index}, {"reason", "tool_error"}, {"error", out.error}}, now);
+            w.append(run, event_type::step_tool_finished, {{"step", index}, {"attempt", attempt}, {"ok", false}}, now);
+            w.append(run, event_type::step_failed, {{"step", index}, {"reason", "tool_error"}, {"error", out.error}},
+                     now);
         } else if (tool.effect == side_effect::read_only) {
             step.status = step_status::failed;
             step.error = out.error;
             ++run.failed_streak;
-            w.append(run, "step.failed", {{"step", index}, {"reason", "timeout"}, {"error", out.error}}, now);
+            w.append(run, event_type::step_failed, {{"step", index}, {"reason", "timeout"}, {"error", out.error}}, now);
         } else {
             // A thread cannot be killed: the effect of an overrun call may still happen.
             step.error = out.error;
@@ -250,8 +251,8 @@ std::optional<std::uint64_t> open_next(store_writer& w, run_record& run, limits 
     leases::count_active(run, now);
     if (auto stop = limit_reached(w, run, l, now)) {
         bool loop = stop->first == run_reason::loop_detected;
-        w.append(run, loop ? "loop.detected" : "limit.exceeded", {{"limit", stop->first}, {"detail", stop->second}},
-                 now);
+        w.append(run, loop ? event_type::loop_detected : event_type::limit_exceeded,
+                 {{"limit", stop->first}, {"detail", stop->second}}, now);
         transitions::finish_run(w, run, run_status::failed, stop->first, stop->second, now);
         return std::nullopt;
     }
@@ -260,7 +261,7 @@ std::optional<std::uint64_t> open_next(store_writer& w, run_record& run, limits 
     step.index = run.next_step++;
     step.started_ms = now;
     w.put(step);
-    w.append(run, "step.started", {{"step", step.index}}, now);
+    w.append(run, event_type::step_started, {{"step", step.index}}, now);
     return step.index;
 }
 
@@ -345,13 +346,14 @@ result<step_record> session::propose(decision const& d) {
             step.tool = d.tool;
             step.arguments = d.arguments;
             step.ignored_calls = d.ignored_calls;
-            w.append(run, "step.decided", {{"step", index}, {"decision", step.decision}}, now);
+            w.append(run, event_type::step_decided, {{"step", index}, {"decision", step.decision}}, now);
             auto fail_step = [&](std::string reason, std::string message, std::string observation) {
                 step.status = step_status::failed;
                 step.error = std::move(message);
                 step.observation = std::move(observation);
                 step.finished_ms = now;
-                w.append(run, "step.failed", {{"step", index}, {"reason", reason}, {"error", step.error}}, now);
+                w.append(run, event_type::step_failed, {{"step", index}, {"reason", reason}, {"error", step.error}},
+                         now);
             };
             if (d.kind == decision_kind::complete) {
                 step.status = step_status::done;
@@ -377,7 +379,7 @@ result<step_record> session::propose(decision const& d) {
                 w.put_tool_spec(spec.hash, spec.canonical);
                 step.policy = views::policy_of(policy, v, *snap);
                 run.policy = policy.identity();
-                w.append(run, "step.policy",
+                w.append(run, event_type::step_policy,
                          {{"step", index},
                           {"identity", policy.identity()},
                           {"outcome", to_string(v.outcome)},
@@ -388,7 +390,8 @@ result<step_record> session::propose(decision const& d) {
                 if (v.outcome == outcome::allow) {
                     step.status = step_status::executing;
                     step.attempt = 1;
-                    w.append(run, "step.tool_started", {{"step", index}, {"tool", step.tool}, {"attempt", 1}}, now);
+                    w.append(run, event_type::step_tool_started, {{"step", index}, {"tool", step.tool}, {"attempt", 1}},
+                             now);
                 } else if (v.outcome == outcome::deny) {
                     fail_step("denied", v.reason, canonical_json(boost::json::object{{"denied", v.reason}}));
                     ++run.failed_streak;
@@ -439,7 +442,8 @@ result<void> session::fail(std::string message) {
             step.error = message;
             step.finished_ms = now;
             w.put(step);
-            w.append(run, "step.failed", {{"step", step.index}, {"reason", "internal_error"}, {"error", message}}, now);
+            w.append(run, event_type::step_failed,
+                     {{"step", step.index}, {"reason", "internal_error"}, {"error", message}}, now);
         }
         // An allowed call not executed, or one whose outcome was never recorded, ends with the run as
         // a cancel ends it: a finished run leaves no step executing.

@@ -22,16 +22,16 @@ void store_writer::put(run_record& run) {
     records_.put(run);
 }
 
-event_record const& store_writer::append(run_record& run, std::string_view type, boost::json::object data,
+event_record const& store_writer::append(run_record& run, event_type type, boost::json::object data,
                                          std::int64_t at_ms) {
     event_record e;
     e.run_id = run.id;
     e.seq = run.event_count;
-    e.type = type;
+    e.type = to_string(type);
     e.at_ms = at_ms;
     e.prev = run.head;
     e.data = std::move(data);
-    bool first = type == "run.created";
+    bool first = type == event_type::run_created;
     if (first) // every run's first event links to the previous run's: deleting a whole run breaks the chain
         e.data["prev_run"] = meta("run_chain_head").value_or("");
     e.hash = event_hash(e);

@@ -20,7 +20,8 @@ void finish_run(store_writer& w, run_record& run, run_status status, std::string
             a.decided_ms = now;
             w.put(a);
         }
-    w.append(run, "run.finished", {{"status", to_string(status)}, {"reason", reason}, {"message", run.message}}, now);
+    w.append(run, event_type::run_finished,
+             {{"status", to_string(status)}, {"reason", reason}, {"message", run.message}}, now);
 }
 
 void interrupt_step(store_writer& w, run_record& run, step_record& step, std::string resolution, std::int64_t now) {
@@ -31,7 +32,7 @@ void interrupt_step(store_writer& w, run_record& run, step_record& step, std::st
     step.resolution = std::move(resolution);
     step.finished_ms = now;
     w.put(step);
-    w.append(run, "step.interrupted",
+    w.append(run, event_type::step_interrupted,
              {{"step", step.index}, {"in", step.interrupted_in}, {"resolution", step.resolution}}, now);
 }
 
@@ -66,7 +67,7 @@ approval_record request_approval(store_writer& w, run_record& run, step_record c
     a.hash = approval_hash(a);
     a.requested_ms = now;
     w.put(a);
-    w.append(run, "approval.requested",
+    w.append(run, event_type::approval_requested,
              {{"step", step.index}, {"seq", a.seq}, {"kind", a.kind}, {"hash", a.hash}, {"reason", a.reason}}, now);
     return a;
 }

@@ -73,7 +73,7 @@ verify_report verify(store_reader const& r) {
                                      " events, but " + std::to_string(events.size()) + " are stored";
                 return report;
             }
-            if (events.empty() || events.front().type != "run.created") {
+            if (events.empty() || !events.front().is(event_type::run_created)) {
                 report.first_break = "run " + run.id + " has no run.created event";
                 return report;
             }

@@ -9,7 +9,7 @@ log_builder::log_builder(std::string run_id, std::string goal) {
     run_.id = std::move(run_id);
     run_.goal = std::move(goal);
     run_.created_ms = run_.updated_ms = now_;
-    events_.push_back({"run.created", {{"goal", run_.goal}, {"policy", "log-builder"}}});
+    events_.push_back({event_type::run_created, {{"goal", run_.goal}, {"policy", "log-builder"}}});
 }
 
 log_builder& log_builder::status(run_status s, std::string reason, std::string message) {
@@ -17,7 +17,7 @@ log_builder& log_builder::status(run_status s, std::string reason, std::string m
     run_.reason = std::move(reason);
     run_.message = std::move(message);
     if (is_terminal(s))
-        events_.push_back({"run.finished", {{"status", to_string(s)}, {"reason", run_.reason}}});
+        events_.push_back({event_type::run_finished, {{"status", to_string(s)}, {"reason", run_.reason}}});
     return *this;
 }
 
@@ -37,7 +37,7 @@ log_builder& log_builder::step(std::uint64_t index, step_status s, std::string t
     st.started_ms = now_;
     steps_.push_back(std::move(st));
     run_.next_step = std::max(run_.next_step, index + 1);
-    events_.push_back({"step.started", {{"step", index}}});
+    events_.push_back({event_type::step_started, {{"step", index}}});
     return *this;
 }
 
@@ -48,7 +48,7 @@ log_builder& log_builder::tool_started(std::uint64_t step, std::string approval_
     boost::json::object data{{"step", step}};
     if (!approval_hash.empty())
         data["approval"] = approval_hash;
-    events_.push_back({"step.tool_started", std::move(data)});
+    events_.push_back({event_type::step_tool_started, std::move(data)});
     return *this;
 }
 
@@ -56,12 +56,12 @@ log_builder& log_builder::tool_finished(std::uint64_t step, bool late) {
     boost::json::object data{{"step", step}, {"ok", true}};
     if (late)
         data["late"] = true;
-    events_.push_back({"step.tool_finished", std::move(data)});
+    events_.push_back({event_type::step_tool_finished, std::move(data)});
     return *this;
 }
 
 log_builder& log_builder::interrupted(std::uint64_t step) {
-    events_.push_back({"step.interrupted", {{"step", step}, {"in", "executing"}}});
+    events_.push_back({event_type::step_interrupted, {{"step", step}, {"in", "executing"}}});
     return *this;
 }
 
@@ -80,15 +80,16 @@ log_builder& log_builder::approval(std::uint64_t step, std::string kind, approva
     a.status = s;
     a.used = used;
     a.requested_ms = now_;
-    events_.push_back({"approval.requested", {{"step", step}, {"seq", a.seq}, {"kind", a.kind}, {"hash", a.hash}}});
+    events_.push_back(
+        {event_type::approval_requested, {{"step", step}, {"seq", a.seq}, {"kind", a.kind}, {"hash", a.hash}}});
     if (s == approval_status::approved || s == approval_status::rejected)
-        events_.push_back({"approval.decided", {{"step", step}, {"hash", a.hash}, {"status", to_string(s)}}});
+        events_.push_back({event_type::approval_decided, {{"step", step}, {"hash", a.hash}, {"status", to_string(s)}}});
     approvals_.push_back(std::move(a));
     return *this;
 }
 
-log_builder& log_builder::event(std::string type, boost::json::object data) {
-    events_.push_back({std::move(type), std::move(data)});
+log_builder& log_builder::event(event_type type, boost::json::object data) {
+    events_.push_back({type, std::move(data)});
     return *this;
 }
 

@@ -96,30 +96,30 @@ std::optional<std::uint64_t> step_of(event_record const& e) {
 }
 
 std::vector<crash_point> points_of(event_record const& e) {
-    if (e.type == "step.started")
+    if (e.is(event_type::step_started))
         return {crash_point::after_step_started};
-    if (e.type == "step.decided")
+    if (e.is(event_type::step_decided))
         return {crash_point::after_step_decided};
-    if (e.type == "step.policy" && is(e, "outcome", "allow") && !e.data.contains("reevaluation"))
+    if (e.is(event_type::step_policy) && is(e, "outcome", "allow") && !e.data.contains("reevaluation"))
         return {crash_point::after_policy_allowed};
     // A re-evaluated grant allows its step whether the policy answers allow or asks again for the
     // very request granted, and only the start it commits with tells the two apart: a start
     // carrying an approval is that commit's.
-    if (e.type == "step.tool_started" && e.data.contains("approval"))
+    if (e.is(event_type::step_tool_started) && e.data.contains("approval"))
         return {crash_point::after_attach_allowed, crash_point::after_tool_started};
-    if (e.type == "step.tool_started")
+    if (e.is(event_type::step_tool_started))
         return {crash_point::after_tool_started};
-    if (e.type == "step.tool_finished")
+    if (e.is(event_type::step_tool_finished))
         return {crash_point::after_tool_finished};
-    if (e.type == "run.resumed")
+    if (e.is(event_type::run_resumed))
         return {crash_point::after_run_resumed};
-    if (e.type == "step.interrupted")
+    if (e.is(event_type::step_interrupted))
         return {crash_point::after_step_interrupted};
     return {};
 }
 
 std::optional<std::uint64_t> crash_step_of(event_record const& e, std::uint64_t resumes_seen) {
-    if (e.type == "run.resumed")
+    if (e.is(event_type::run_resumed))
         return resumes_seen;
     return step_of(e);
 }
@@ -210,11 +210,11 @@ void run_process(scenario const& s, process_hooks const& p, std::vector<crash> c
     std::uint64_t resumes_seen = st.read([](store_reader const& r) {
         std::uint64_t n = 0;
         for (auto const& e : r.events(run_id))
-            n += e.type == "run.resumed";
+            n += e.is(event_type::run_resumed);
         return n;
     });
     st.observe([&](event_record const& e) {
-        if (e.type == "run.resumed")
+        if (e.is(event_type::run_resumed))
             ++resumes_seen;
         if (!armed || crash_step_of(e, resumes_seen) != armed->step)
             return;

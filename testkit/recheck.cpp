@@ -53,7 +53,7 @@ bool asked_for(run_records const& records, std::uint64_t step, verdict const& v)
 recheck_report recheck_run(run_records const& records, tool_table const& table, evaluator const& policy) {
     recheck_report report;
     for (auto const& e : records.events) {
-        if (e.type != "step.policy")
+        if (!e.is(event_type::step_policy))
             continue;
         std::uint64_t index = number(e.data, "step");
         std::string where = "step " + std::to_string(index);

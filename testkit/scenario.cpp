@@ -69,7 +69,7 @@ void check_records(scenario_result& r, std::vector<crash> const& requested) {
     for (auto const& i : r.invocations)
         ++reached[i.step];
     for (auto const& e : r.events) {
-        if (e.type != "step.tool_started")
+        if (!e.is(event_type::step_tool_started))
             continue;
         auto step = step_of(e).value_or(UINT64_MAX);
         // Only a step's first start may go without an approval, even when an approval granted it.
@@ -219,7 +219,7 @@ std::vector<crash> reachable_points(scenario_result const& baseline) {
     };
     std::uint64_t resumes_seen = 0;
     for (auto const& e : baseline.events) {
-        resumes_seen += e.type == "run.resumed";
+        resumes_seen += e.is(event_type::run_resumed);
         if (auto step = crash_step_of(e, resumes_seen))
             for (auto point : points_of(e))
                 add({*step, point});

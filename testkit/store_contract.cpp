@@ -37,8 +37,8 @@ bool check_store_contract(std::function<store()> const& open, source_location wh
             store s = open();
             s.write([](store_writer& w) {
                 auto run = make_run("contract-1");
-                w.append(run, "run.created", {{"goal", "contract"}}, 1);
-                w.append(run, "step.started", {{"step", 0}}, 2);
+                w.append(run, event_type::run_created, {{"goal", "contract"}}, 1);
+                w.append(run, event_type::step_started, {{"step", 0}}, 2);
                 w.put(run);
                 step_record st;
                 st.run_id = "contract-1";
@@ -62,7 +62,7 @@ bool check_store_contract(std::function<store()> const& open, source_location wh
                 s.write([&](store_writer& w) {
                     auto r = w.run("contract-1").value();
                     r.goal = "changed";
-                    w.append(r, "step.started", {{"step", 1}}, 3);
+                    w.append(r, event_type::step_started, {{"step", 1}}, 3);
                     w.put(r);
                     seen_inside = seen != 0;
                     throw std::runtime_error("contract: thrown inside the transaction");
@@ -75,7 +75,7 @@ bool check_store_contract(std::function<store()> const& open, source_location wh
             c.expect(!seen_inside && seen == 0, "observers see nothing of a transaction that did not commit");
             s.write([](store_writer& w) {
                 auto r = w.run("contract-1").value();
-                w.append(r, "step.started", {{"step", 1}}, 3);
+                w.append(r, event_type::step_started, {{"step", 1}}, 3);
                 w.put(r);
             });
             c.expect(seen == 1, "observers see each event after its commit");
@@ -85,7 +85,7 @@ bool check_store_contract(std::function<store()> const& open, source_location wh
                     std::string id = "contract-";
                     id += std::to_string(i);
                     auto r = make_run(id);
-                    w.append(r, "run.created", {{"goal", "contract"}}, 4);
+                    w.append(r, event_type::run_created, {{"goal", "contract"}}, 4);
                     w.put(r);
                 }
             });

@@ -24,14 +24,14 @@ void write_contradictory_run(agentrt::store& s, std::string const& id) {
         run.status = run_status::completed;
         run.created_ms = run.updated_ms = 1'700'000'000'000;
         wr.put(run);
-        wr.append(run, "run.created", {{"goal", "forged"}}, run.created_ms);
+        wr.append(run, agentrt::event_type::run_created, {{"goal", "forged"}}, run.created_ms);
         agentrt::step_record step;
         step.run_id = id;
         step.status = step_status::executing;
         step.tool = "send_message";
         wr.put(step);
-        wr.append(run, "step.tool_started", {{"step", 0}, {"attempt", 1}}, run.created_ms);
-        wr.append(run, "step.tool_started", {{"step", 0}, {"attempt", 2}}, run.created_ms);
+        wr.append(run, agentrt::event_type::step_tool_started, {{"step", 0}, {"attempt", 1}}, run.created_ms);
+        wr.append(run, agentrt::event_type::step_tool_started, {{"step", 0}, {"attempt", 2}}, run.created_ms);
         wr.put(run);
     });
 }
@@ -224,12 +224,12 @@ TEST_CASE("check --in-progress accepts a step still executing under a held lease
         run.lease.owner = "host/1/token";
         run.lease.expiry_ms = 1'800'000'000'000;
         wr.put(run);
-        wr.append(run, "run.created", {{"goal", "live"}}, 1'700'000'000'000);
+        wr.append(run, agentrt::event_type::run_created, {{"goal", "live"}}, 1'700'000'000'000);
         agentrt::step_record step;
         step.run_id = "live-1";
         step.status = step_status::executing;
         wr.put(step);
-        wr.append(run, "step.tool_started", {{"step", 0}, {"attempt", 1}}, 1'700'000'000'000);
+        wr.append(run, agentrt::event_type::step_tool_started, {{"step", 0}, {"attempt", 1}}, 1'700'000'000'000);
         wr.put(run);
     });
     auto offline = on_store(w.store_path, {"check"});

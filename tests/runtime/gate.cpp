@@ -1,7 +1,7 @@
 #include <agentrt/runtime/gate.hpp>
 
-#include "fixture.hpp"
 #include "engines/lmdb/keys.hpp"
+#include "fixture.hpp"
 
 #include <pthread.h>
 #include <sys/wait.h>
@@ -68,7 +68,7 @@ TEST_CASE("a decision is recorded verbatim before validation, unusable JSON kept
     CHECK(step.decision ==
           R"({"arguments":"{not json","ignored_calls":0,"kind":"tool_call","summary":"","tool":"lookup_order"})");
     auto events = agentrt::read_events(s, "run-1").value();
-    CHECK(events[3].type == "step.decided");
+    CHECK(events[3].is(agentrt::event_type::step_decided));
     CHECK(events[3].data.at("decision").as_string() == step.decision);
 }
 
@@ -179,7 +179,7 @@ TEST_CASE("a terminal tool commits with the run") {
     auto s = w.open();
     std::vector<std::string> seen;
     s.observe([&](agentrt::event_record const& e) {
-        if (e.type == "step.tool_finished" || e.type == "run.finished")
+        if (e.is(agentrt::event_type::step_tool_finished) || e.is(agentrt::event_type::run_finished))
             seen.push_back(e.type);
     });
     agentrt::gate g(s, w.table, w.policy, w.options());
@@ -437,7 +437,7 @@ TEST_CASE("a late outcome whose recording fails is dropped on the tool's thread,
     auto s = w.open();
     std::atomic<int> late_seen{0};
     s.observe([&](agentrt::event_record const& e) {
-        if (e.type == "step.tool_finished" && e.data.contains("late")) {
+        if (e.is(agentrt::event_type::step_tool_finished) && e.data.contains("late")) {
             ++late_seen;
             throw std::runtime_error("an observer that fails");
         }

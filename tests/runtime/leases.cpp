@@ -45,8 +45,8 @@ TEST_CASE("a lapsed lease starts no side effect") {
     // A live but stuck holder loses the run after expiry; its started call is an interrupted side effect.
     auto taken = g.attach("run-1").value();
     auto events = agentrt::read_events(s, "run-1").value();
-    auto taken_over =
-        std::find_if(events.begin(), events.end(), [](auto const& e) { return e.type == "lease.taken_over"; });
+    auto taken_over = std::find_if(events.begin(), events.end(),
+                                   [](auto const& e) { return e.is(agentrt::event_type::lease_taken_over); });
     REQUIRE(taken_over != events.end());
     CHECK(taken_over->data.at("why") == "expired");
     auto step = agentrt::read_run(s, "run-1").value().steps[0];
@@ -84,7 +84,7 @@ TEST_CASE("a takeover marks the holder's deciding and executing steps interrupte
     // Observers run after each commit: when the takeover is seen, its commit is the whole store.
     std::vector<std::string> seen_with_takeover;
     s.observe([&](agentrt::event_record const& e) {
-        if (e.type == "lease.taken_over")
+        if (e.is(agentrt::event_type::lease_taken_over))
             for (auto const& step : agentrt::read_run(s, "run-1").value().steps)
                 seen_with_takeover.push_back(std::string(to_string(step.status)) + " in " + step.interrupted_in);
     });
@@ -274,7 +274,8 @@ TEST_CASE("a run held by a dead process is taken over at once") {
     agentrt::gate g(s, w.table, w.policy, w.options());
     auto session = g.attach("run-1").value(); // no clock advance: the holder is dead
     auto events = agentrt::read_events(s, "run-1").value();
-    auto taken = std::find_if(events.begin(), events.end(), [](auto const& e) { return e.type == "lease.taken_over"; });
+    auto taken = std::find_if(events.begin(), events.end(),
+                              [](auto const& e) { return e.is(agentrt::event_type::lease_taken_over); });
     REQUIRE(taken != events.end());
     CHECK(taken->data.at("why") == "holder_dead");
 }
@@ -426,7 +427,7 @@ TEST_CASE("a lease just taken is alive to the other threads of its process as so
     // thread (a worker looking for ready runs) can first see the new lease.
     std::vector<std::string> ready_when_committed;
     s.observe([&](agentrt::event_record const& e) {
-        if (e.type == "run.started" || e.type == "run.resumed")
+        if (e.is(agentrt::event_type::run_started) || e.is(agentrt::event_type::run_resumed))
             for (auto const& id : agentrt::ready_runs(s, w.clock()))
                 ready_when_committed.push_back(e.type + " " + id);
     });
@@ -480,7 +481,8 @@ TEST_CASE("the lease of a crashed simulated process stays held and is taken over
     agentrt::gate g(next, w.table, w.policy, w.options());
     auto session = g.attach("run-1").value(); // no clock advance: the holder is dead
     auto events = agentrt::read_events(primary, "run-1").value();
-    auto taken = std::find_if(events.begin(), events.end(), [](auto const& e) { return e.type == "lease.taken_over"; });
+    auto taken = std::find_if(events.begin(), events.end(),
+                              [](auto const& e) { return e.is(agentrt::event_type::lease_taken_over); });
     REQUIRE(taken != events.end());
     CHECK(taken->data.at("why") == "holder_dead");
 }

@@ -1,7 +1,7 @@
 #include <agentrt/runtime/operator.hpp>
 
-#include "fixture.hpp"
 #include "engines/lmdb/keys.hpp"
+#include "fixture.hpp"
 
 #include <boost/json/parse.hpp>
 #include <boost/json/serialize.hpp>
@@ -182,7 +182,8 @@ TEST_CASE("on resume, approved arguments that today's schema refuses fail the st
     CHECK(details.steps.at(0).status == step_status::failed);
     CHECK(details.steps.at(0).error.find("/subject: minLength 5, got 2") != std::string::npos);
     auto events = agentrt::read_events(s, "run-1").value();
-    auto failed = std::find_if(events.begin(), events.end(), [](auto const& e) { return e.type == "step.failed"; });
+    auto failed = std::find_if(events.begin(), events.end(),
+                               [](auto const& e) { return e.is(agentrt::event_type::step_failed); });
     REQUIRE(failed != events.end());
     CHECK(failed->data.at("reason") == "invalid_decision");
     CHECK(w.calls.empty());
@@ -356,7 +357,7 @@ TEST_CASE("a tool still running when its run is cancelled gets its outcome appen
     CHECK(step.status == step_status::interrupted);
     CHECK(step.late_observation == R"({"sent":true})");
     auto events = agentrt::read_events(s, "run-1").value();
-    CHECK(events.back().type == "step.tool_finished");
+    CHECK(events.back().is(agentrt::event_type::step_tool_finished));
     CHECK(events.back().data.at("late") == true);
     CHECK(session.run().status == run_status::cancelled);
 }

@@ -134,7 +134,7 @@ TEST_CASE("an operator's note is recorded in approval.decided") {
     o.note = "checked with the customer";
     REQUIRE(agentrt::approve(s, id, a.step_index, a.hash, o));
     auto events = agentrt::read_events(s, id).value();
-    CHECK(events.back().type == "approval.decided");
+    CHECK(events.back().is(agentrt::event_type::approval_decided));
     CHECK(events.back().data.at("note").as_string() == "checked with the customer");
 }
 

@@ -149,12 +149,12 @@ TEST_CASE("an exception inside a transaction leaves the store unchanged") {
         auto s = w.open({.durability = level});
         s.write([](agentrt::store_writer& wr) {
             auto run = sample_run("kept");
-            wr.append(run, "run.created", {}, 1);
+            wr.append(run, agentrt::event_type::run_created, {}, 1);
             wr.put(run);
         });
         CHECK_THROWS_WITH_AS(s.write([](agentrt::store_writer& wr) {
             auto run = sample_run("lost");
-            wr.append(run, "run.created", {}, 2);
+            wr.append(run, agentrt::event_type::run_created, {}, 2);
             wr.put(run);
             auto kept = wr.run("kept").value();
             kept.goal = "changed";
@@ -183,7 +183,7 @@ TEST_CASE("a full map grows and nothing is lost") {
             s.write([&](agentrt::store_writer& wr) {
                 auto run = sample_run("run-" + std::to_string(i));
                 run.goal = big;
-                wr.append(run, "run.created", {{"goal", big}}, i);
+                wr.append(run, agentrt::event_type::run_created, {{"goal", big}}, i);
                 wr.put(run);
             });
         CHECK(s.stats().map_grows > 0);
@@ -208,7 +208,7 @@ void grow_the_map_in_another_process(world const& w) {
             other->write([&](agentrt::store_writer& wr) {
                 auto run = sample_run("run-" + std::to_string(i));
                 run.goal = big;
-                wr.append(run, "run.created", {}, i);
+                wr.append(run, agentrt::event_type::run_created, {}, i);
                 wr.put(run);
             });
         ::_exit(other->stats().map_grows > 0 ? 0 : 3);
@@ -230,7 +230,7 @@ TEST_CASE("a map another process grew is adopted by this process's next read and
     CHECK(count_runs() == 100);
     s.write([](agentrt::store_writer& wr) {
         auto run = sample_run("after");
-        wr.append(run, "run.created", {}, 100);
+        wr.append(run, agentrt::event_type::run_created, {}, 100);
         wr.put(run);
     });
     CHECK(count_runs() == 101);
@@ -282,13 +282,13 @@ TEST_CASE("observers see each event after its transaction commits") {
     });
     CHECK_THROWS(s.write([](agentrt::store_writer& wr) {
         auto run = sample_run("aborted");
-        wr.append(run, "run.created", {}, 1);
+        wr.append(run, agentrt::event_type::run_created, {}, 1);
         throw std::runtime_error("abort");
     }));
     s.write([](agentrt::store_writer& wr) {
         auto run = sample_run("r");
-        wr.append(run, "run.created", {}, 1);
-        wr.append(run, "run.started", {}, 1);
+        wr.append(run, agentrt::event_type::run_created, {}, 1);
+        wr.append(run, agentrt::event_type::run_started, {}, 1);
         wr.put(run);
     });
     CHECK(seen == std::vector<std::string>{"run.created@2", "run.started@2"});
@@ -395,7 +395,7 @@ TEST_CASE("process_crash survives the death of the process") {
             ::_exit(2);
         s->write([](agentrt::store_writer& wr) {
             auto run = sample_run("survivor");
-            wr.append(run, "run.created", {}, 1);
+            wr.append(run, agentrt::event_type::run_created, {}, 1);
             wr.put(run);
         });
         ::_exit(0); // no close, no sync

@@ -98,7 +98,7 @@ TEST_SUITE("testkit") {
         CHECK(r.crashes_fired == std::vector<crash>{{1, crash_point::after_attach_allowed}});
         // Step 1, the send, is the one the grant re-allowed.
         CHECK(std::any_of(r.events.begin(), r.events.end(), [](agentrt::event_record const& e) {
-            return e.type == "step.policy" && e.data.contains("reevaluation") &&
+            return e.is(agentrt::event_type::step_policy) && e.data.contains("reevaluation") &&
                    e.data.at("step").to_number<std::uint64_t>() == 1;
         }));
         CHECK(r.resumes == 1);

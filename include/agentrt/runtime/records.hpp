@@ -7,6 +7,8 @@
 // agents, policies and operators only ever see copies, so nothing they do changes what is stored.
 #pragma once
 
+#include <agentrt/runtime/events.hpp>
+
 #include <boost/json/object.hpp>
 #include <boost/json/storage_ptr.hpp>
 #include <boost/json/value.hpp>
@@ -148,11 +150,13 @@ struct model_call_record {
 struct event_record {
     std::string run_id;
     std::uint64_t seq = 0;
-    std::string type;
+    std::string type; // as stored: to_string of an event_type, or what a damaged or newer store holds
     std::int64_t at_ms = 0;
     boost::json::object data;
     std::string prev; // hash of the run's previous event, "" for the first
     std::string hash; // SHA-256 of the canonical JSON of everything above
+
+    bool is(event_type t) const noexcept { return type == to_string(t); }
 };
 
 // The canonical hash an approval must carry: SHA-256 of {kind, capability, presentation, request}.

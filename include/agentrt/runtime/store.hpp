@@ -94,7 +94,7 @@ public:
 
     // Chains an event onto the run (seq, prev, hash) and updates run.head and run.event_count;
     // the caller puts the run afterwards in the same transaction.
-    event_record const& append(run_record& run, std::string_view type, boost::json::object data, std::int64_t at_ms);
+    event_record const& append(run_record& run, event_type type, boost::json::object data, std::int64_t at_ms);
 
     // Removes a run with its steps, approvals, events and model calls (prune). The caller records what the run
     // chain loses (see prune.hpp); false when there was no such run.

@@ -37,7 +37,7 @@ public:
     log_builder& interrupted(std::uint64_t step);
     // An approval of the step, its approval.requested event, and approval.decided when decided.
     log_builder& approval(std::uint64_t step, std::string kind, approval_status s, bool used = false);
-    log_builder& event(std::string type, boost::json::object data);
+    log_builder& event(event_type type, boost::json::object data);
 
     // The hash of the step's latest approval built so far (to name it in tool_started).
     std::string approval_hash(std::uint64_t step) const;
@@ -51,7 +51,7 @@ private:
     run_record run_;
     std::vector<step_record> steps_;
     std::vector<approval_record> approvals_;
-    std::vector<std::pair<std::string, boost::json::object>> events_;
+    std::vector<std::pair<event_type, boost::json::object>> events_;
     std::int64_t now_ = 1'700'000'000'000;
 };
 
