@@ -134,46 +134,37 @@ int cancel_command(context& c, command_line const& l) {
 
 constexpr std::string_view decide_help =
     "Prints exactly what would be decided: the tool, every argument with its size, the approval's kind,\n"
-    "reason, capability, presentation and hash. Then it asks for a typed y on the terminal, unless --yes is\n"
-    "given. The decision is made with the hash that was printed: if the request changed in between, it is\n"
-    "refused and nothing is decided.\n\n"
-    "  --hash H     decide exactly the approval whose hash `agentrt show` printed; refused if it changed\n"
-    "  --yes        decide what is printed without asking\n"
-    "  --step N     the step, when the run waits on more than one\n"
-    "  --by NAME    who decides (default: your login name)\n"
-    "  --note TEXT  why, recorded with the decision\n"
-    "  --full       print long values whole instead of head and tail\n\n"
+    "reason, capability, presentation and hash. Then it asks for a typed y on the terminal, unless --yes or\n"
+    "--hash is given. The decision is made with the hash that was printed: if the request changed in\n"
+    "between, it is refused and nothing is decided.\n\n"
     "Without a terminal and without --yes or --hash, nothing is decided (exit status 2).";
+
+std::vector<option_spec> decide_options() {
+    return {{"--hash", "H", "decide exactly the approval whose hash `agentrt show` printed; refused if it changed"},
+            {"--yes", "", "decide what is printed without asking"},
+            {"--step", "N", "the step, when the run waits on more than one"},
+            {"--by", "NAME", "who decides (default: your login name)"},
+            {"--note", "TEXT", "why, recorded with the decision"},
+            {"--full", "", "print long values whole instead of head and tail"}};
+}
 
 } // namespace
 
 std::vector<command> decide_commands() {
     return {
-        {"approve",
-         "approve RUN [--hash H | --yes] [--step N] [--by NAME] [--note TEXT] [--full]",
-         "approve a pending approval, after showing exactly what it runs",
-         decide_help,
-         {"--yes", "--full"},
-         {"--hash", "--step", "--by", "--note"},
-         1,
-         1,
+        {"approve", "approve RUN [--hash H | --yes] [--step N] [--by NAME] [--note TEXT] [--full]",
+         "approve a pending approval, after showing exactly what it runs", decide_help, decide_options(), 1, 1,
          approve_command},
-        {"reject",
-         "reject RUN [--hash H | --yes] [--step N] [--by NAME] [--note TEXT] [--full]",
-         "reject a pending approval (the step fails and the run fails approval_rejected)",
-         decide_help,
-         {"--yes", "--full"},
-         {"--hash", "--step", "--by", "--note"},
-         1,
-         1,
-         reject_command},
+        {"reject", "reject RUN [--hash H | --yes] [--step N] [--by NAME] [--note TEXT] [--full]",
+         "reject a pending approval (the step fails and the run fails approval_rejected)", decide_help,
+         decide_options(), 1, 1, reject_command},
         {"cancel",
          "cancel RUN [--reason TEXT] [--by NAME]",
          "cancel a run that has not ended",
          "A step left deciding, executing or awaiting approval is marked interrupted; a tool still running\n"
          "elsewhere has its outcome appended late.",
-         {},
-         {"--reason", "--by"},
+         {{"--reason", "TEXT", "why, recorded with the run (default: cancelled by the operator)"},
+          {"--by", "NAME", "who cancels (default: your login name)"}},
          1,
          1,
          cancel_command},
