@@ -8,6 +8,7 @@
 #include <agentrt/runtime/store.hpp>
 
 #include <boost/json/object.hpp>
+#include <boost/json/value.hpp>
 
 #include <cstdint>
 #include <iosfwd>
@@ -104,6 +105,9 @@ std::string utc_time(std::int64_t ms);
 // "YYYY-MM-DD" or "YYYY-MM-DDTHH:MM:SSZ" in UTC, as milliseconds; usage_error naming `what` otherwise.
 std::int64_t parse_utc_date(std::string_view text, std::string_view what);
 std::string json_line(boost::json::object const& o);
+// A JSON value for a person to read: keys in stored order, numbers by value as canonical JSON spells
+// them (120.0 is 120, 0.1 is 0.1; never Boost's 1.2E2). Not sanitised.
+std::string display_json(boost::json::value const& v);
 
 // Prints rows as columns separated by two spaces; every cell must already be sanitised.
 void print_table(std::ostream& out, std::vector<std::vector<std::string>> const& rows);

@@ -4,7 +4,6 @@
 #include <agentrt/runtime/reads.hpp>
 
 #include <boost/json/parse.hpp>
-#include <boost/json/serialize.hpp>
 
 #include <cstdint>
 #include <ostream>
@@ -134,7 +133,7 @@ int show_command(context& c, command_line const& l) {
 std::string event_data_summary(event_record const& e) {
     boost::json::object data = e.data;
     data.erase("step");
-    return data.empty() ? "-" : sanitize(boost::json::serialize(data), 120);
+    return data.empty() ? "-" : sanitize(display_json(data), 120);
 }
 
 int events_command(context& c, command_line const& l) {
@@ -151,7 +150,7 @@ int events_command(context& c, command_line const& l) {
     for (auto const& e : *events) {
         auto const* step = e.data.if_contains("step");
         rows.push_back({std::to_string(e.seq), utc_time(e.at_ms), sanitize(e.type, 40),
-                        step ? sanitize(boost::json::serialize(*step), 20) : "-", sanitize(e.hash.substr(0, 12)),
+                        step ? sanitize(display_json(*step), 20) : "-", sanitize(e.hash.substr(0, 12)),
                         event_data_summary(e)});
     }
     print_table(c.out, rows);
