@@ -8,6 +8,7 @@
 #include <agentrt/runtime/store.hpp>
 
 #include <boost/json/object.hpp>
+#include <boost/json/value.hpp>
 
 #include <cstdint>
 #include <iosfwd>
@@ -33,6 +34,7 @@ struct failure : std::runtime_error {
     using std::runtime_error::runtime_error;
 };
 
+// What the command line held, once parsed (parse.cpp): the command's arguments and options.
 struct command_line {
     std::string command;
     std::vector<std::string> positional;
@@ -54,13 +56,19 @@ struct context {
     agentrt::store open_store() const;
 };
 
+// One of a command's options, as its --help lists it.
+struct option_spec {
+    std::string_view name;        // "--hash"
+    std::string_view value;       // what it takes, as help shows it ("H"); empty for a flag
+    std::string_view description; // one line
+};
+
 struct command {
     std::string_view name;
     std::string_view synopsis; // "approve RUN [--yes | --hash H] ..."
     std::string_view summary;  // one line for the list of commands
-    std::string_view help;     // the rest of `agentrt COMMAND --help`
-    std::vector<std::string_view> flags;
-    std::vector<std::string_view> options; // options that take a value
+    std::string_view help;     // the prose of `agentrt COMMAND --help`, before its options
+    std::vector<option_spec> options;
     std::size_t min_args = 0, max_args = 0;
     int (*run)(context&, command_line const&) = nullptr;
 };
@@ -70,11 +78,36 @@ std::vector<command> read_commands();
 std::vector<command> decide_commands();
 std::vector<command> store_commands();
 
+// Every command, in the order `agentrt --help` lists them.
+std::vector<command> all_commands();
+
+// A command line that does not parse: a usage error, in the command it names, if it names one.
+struct parse_refusal : usage_error {
+    parse_refusal(std::string const& message, command const* in) : usage_error(message), in(in) {}
+    command const* in;
+};
+
+// The command line parsed against `commands` (CLI11): the command it names and what it was given, or
+// the help text asked for with --help (of the tool, or of the command named). parse_refusal otherwise.
+struct parsed_line {
+    command const* found = nullptr;
+    command_line line;
+    std::optional<std::string> help;
+};
+parsed_line parse_command_line(std::vector<std::string> const& args, std::vector<command> const& commands);
+
+// The names among `candidates` nearest to a mistyped `typed` (by edit distance), for "did you mean";
+// empty when none is near enough to be a likely typo.
+std::vector<std::string> nearest_names(std::string_view typed, std::vector<std::string> const& candidates);
+
 // 2026-11-29T09:51:54.123Z
 std::string utc_time(std::int64_t ms);
 // "YYYY-MM-DD" or "YYYY-MM-DDTHH:MM:SSZ" in UTC, as milliseconds; usage_error naming `what` otherwise.
 std::int64_t parse_utc_date(std::string_view text, std::string_view what);
 std::string json_line(boost::json::object const& o);
+// A JSON value for a person to read: keys in stored order, numbers by value as canonical JSON spells
+// them (120.0 is 120, 0.1 is 0.1; never Boost's 1.2E2). Not sanitised.
+std::string display_json(boost::json::value const& v);
 
 // Prints rows as columns separated by two spaces; every cell must already be sanitised.
 void print_table(std::ostream& out, std::vector<std::vector<std::string>> const& rows);

@@ -4,10 +4,13 @@
 #include <agentrt/runtime/operator.hpp>
 #include <agentrt/runtime/reads.hpp>
 
+#include <charconv>
+#include <chrono>
 #include <cstdlib>
 #include <iostream>
 #include <pwd.h>
 #include <unistd.h>
+#include <utility>
 
 namespace agentrt::cli {
 namespace {
@@ -23,6 +26,27 @@ std::string login_name() {
     return {};
 }
 
+// "90s", "30m", "4h", "7d" (or "500ms"): a whole number and one unit. Bounded so that adding it to
+// a record time cannot overflow.
+std::chrono::milliseconds parse_duration(std::string_view text, std::string_view what) {
+    constexpr std::pair<std::string_view, std::uint64_t> units[] = {
+        {"ms", 1}, {"s", 1000}, {"m", 60'000}, {"h", 3'600'000}, {"d", 86'400'000}};
+    constexpr std::uint64_t longest_ms = 100ull * 365 * 86'400'000; // a century
+    std::uint64_t n = 0;
+    auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), n);
+    std::string_view unit(end, static_cast<std::size_t>(text.data() + text.size() - end));
+    for (auto const& [name, ms] : units)
+        if (ec == std::errc{} && end != text.data() && unit == name) {
+            if (n == 0 || n > longest_ms / ms)
+                throw usage_error(std::string(what) + " wants a duration above zero and at most a century, got '" +
+                                  sanitize(text, 40) + "'");
+            return std::chrono::milliseconds(n * ms);
+        }
+    throw usage_error(std::string(what) +
+                      " wants a duration: a whole number and a unit (ms, s, m, h, d) like 30m or 7d, got '" +
+                      sanitize(text, 40) + "'");
+}
+
 operator_options options_from(command_line const& l) {
     operator_options o;
     if (auto by = l.value("--by")) {
@@ -35,6 +59,8 @@ operator_options options_from(command_line const& l) {
             throw usage_error("cannot tell who you are: name yourself with --by NAME");
     }
     o.note = l.value("--note").value_or("");
+    if (auto ttl = l.value("--approval-ttl"))
+        o.approval_ttl = parse_duration(*ttl, "--approval-ttl");
     return o;
 }
 
@@ -134,46 +160,43 @@ int cancel_command(context& c, command_line const& l) {
 
 constexpr std::string_view decide_help =
     "Prints exactly what would be decided: the tool, every argument with its size, the approval's kind,\n"
-    "reason, capability, presentation and hash. Then it asks for a typed y on the terminal, unless --yes is\n"
-    "given. The decision is made with the hash that was printed: if the request changed in between, it is\n"
-    "refused and nothing is decided.\n\n"
-    "  --hash H     decide exactly the approval whose hash `agentrt show` printed; refused if it changed\n"
-    "  --yes        decide what is printed without asking\n"
-    "  --step N     the step, when the run waits on more than one\n"
-    "  --by NAME    who decides (default: your login name)\n"
-    "  --note TEXT  why, recorded with the decision\n"
-    "  --full       print long values whole instead of head and tail\n\n"
+    "reason, capability, presentation and hash. Then it asks for a typed y on the terminal, unless --yes or\n"
+    "--hash is given. The decision is made with the hash that was printed: if the request changed in\n"
+    "between, it is refused and nothing is decided.\n\n"
     "Without a terminal and without --yes or --hash, nothing is decided (exit status 2).";
+
+std::vector<option_spec> decide_options(bool approving) {
+    std::vector<option_spec> options{
+        {"--hash", "H", "decide exactly the approval whose hash `agentrt show` printed; refused if it changed"},
+        {"--yes", "", "decide what is printed without asking"},
+        {"--step", "N", "the step, when the run waits on more than one"},
+        {"--by", "NAME", "who decides (default: your login name)"},
+        {"--note", "TEXT", "why, recorded with the decision"},
+        {"--full", "", "print long values whole instead of head and tail"}};
+    if (approving)
+        options.push_back({"--approval-ttl", "DURATION",
+                           "refuse, and record as expired, an approval requested longer ago (30m, 4h, 7d)"});
+    return options;
+}
 
 } // namespace
 
 std::vector<command> decide_commands() {
     return {
         {"approve",
-         "approve RUN [--hash H | --yes] [--step N] [--by NAME] [--note TEXT] [--full]",
-         "approve a pending approval, after showing exactly what it runs",
-         decide_help,
-         {"--yes", "--full"},
-         {"--hash", "--step", "--by", "--note"},
-         1,
-         1,
+         "approve RUN [--hash H | --yes] [--step N] [--by NAME] [--note TEXT] [--approval-ttl DURATION] [--full]",
+         "approve a pending approval, after showing exactly what it runs", decide_help, decide_options(true), 1, 1,
          approve_command},
-        {"reject",
-         "reject RUN [--hash H | --yes] [--step N] [--by NAME] [--note TEXT] [--full]",
-         "reject a pending approval (the step fails and the run fails approval_rejected)",
-         decide_help,
-         {"--yes", "--full"},
-         {"--hash", "--step", "--by", "--note"},
-         1,
-         1,
-         reject_command},
+        {"reject", "reject RUN [--hash H | --yes] [--step N] [--by NAME] [--note TEXT] [--full]",
+         "reject a pending approval (the step fails and the run fails approval_rejected)", decide_help,
+         decide_options(false), 1, 1, reject_command},
         {"cancel",
          "cancel RUN [--reason TEXT] [--by NAME]",
          "cancel a run that has not ended",
          "A step left deciding, executing or awaiting approval is marked interrupted; a tool still running\n"
          "elsewhere has its outcome appended late.",
-         {},
-         {"--reason", "--by"},
+         {{"--reason", "TEXT", "why, recorded with the run (default: cancelled by the operator)"},
+          {"--by", "NAME", "who cancels (default: your login name)"}},
          1,
          1,
          cancel_command},

@@ -1,5 +1,7 @@
 #include "cli.hpp"
 
+#include <agentrt/catalog/canonical_json.hpp>
+
 #include <boost/json/serialize.hpp>
 
 #include <charconv>
@@ -8,6 +10,7 @@
 #include <ctime>
 #include <map>
 #include <ostream>
+#include <stdexcept>
 
 namespace agentrt::cli {
 
@@ -59,6 +62,15 @@ std::string json_line(boost::json::object const& o) {
     return boost::json::serialize(o) + "\n";
 }
 
+std::string display_json(boost::json::value const& v) {
+    try {
+        return ordered_json(v);
+    } catch (std::invalid_argument const&) {
+        // A non-finite number, which only a store altered outside agentrt holds: show it all the same.
+        return boost::json::serialize(v);
+    }
+}
+
 void print_table(std::ostream& out, std::vector<std::vector<std::string>> const& rows) {
     std::vector<std::size_t> widths;
     for (auto const& row : rows)
@@ -94,7 +106,7 @@ std::vector<approval_record> pending_of(run_record const& run, std::vector<appro
 namespace {
 
 std::string shown_json(boost::json::value const& v, bool full, std::size_t cap) {
-    return sanitize(boost::json::serialize(v), full ? 0 : cap);
+    return sanitize(display_json(v), full ? 0 : cap);
 }
 
 std::string string_member(boost::json::object const& o, std::string_view key) {
@@ -119,7 +131,7 @@ void print_approval(std::ostream& out, approval_record const& a, bool full) {
     if (args && args->is_object()) {
         add("arguments", std::to_string(args->get_object().size()));
         for (auto const& [name, value] : args->get_object()) {
-            std::string text = boost::json::serialize(value);
+            std::string text = display_json(value);
             add("  " + sanitize(name, 60), std::to_string(text.size()) + " bytes  " + shown_json(value, full, 400));
         }
     } else {

@@ -4,7 +4,6 @@
 #include <agentrt/runtime/reads.hpp>
 
 #include <boost/json/parse.hpp>
-#include <boost/json/serialize.hpp>
 
 #include <cstdint>
 #include <ostream>
@@ -134,7 +133,7 @@ int show_command(context& c, command_line const& l) {
 std::string event_data_summary(event_record const& e) {
     boost::json::object data = e.data;
     data.erase("step");
-    return data.empty() ? "-" : sanitize(boost::json::serialize(data), 120);
+    return data.empty() ? "-" : sanitize(display_json(data), 120);
 }
 
 int events_command(context& c, command_line const& l) {
@@ -151,7 +150,7 @@ int events_command(context& c, command_line const& l) {
     for (auto const& e : *events) {
         auto const* step = e.data.if_contains("step");
         rows.push_back({std::to_string(e.seq), utc_time(e.at_ms), sanitize(e.type, 40),
-                        step ? sanitize(boost::json::serialize(*step), 20) : "-", sanitize(e.hash.substr(0, 12)),
+                        step ? sanitize(display_json(*step), 20) : "-", sanitize(e.hash.substr(0, 12)),
                         event_data_summary(e)});
     }
     print_table(c.out, rows);
@@ -202,8 +201,7 @@ std::vector<command> read_commands() {
          "list runs, newest first",
          "Shows each run's id, status, reason, steps, last change and goal. --limit (default 20) and --offset\n"
          "page through a large store.",
-         {},
-         {"--limit", "--offset"},
+         {{"--limit", "N", "list at most N runs (default 20)"}, {"--offset", "N", "skip the N newest runs first"}},
          0,
          0,
          runs_command},
@@ -214,7 +212,6 @@ std::vector<command> read_commands() {
          "shows exactly what it would run, and its hash: `agentrt approve RUN --hash HASH` decides that one\n"
          "and refuses if it changed since.",
          {},
-         {},
          1,
          1,
          show_command},
@@ -223,17 +220,15 @@ std::vector<command> read_commands() {
          "print a run's audit log (with --json: one event per line)",
          "",
          {},
-         {},
          1,
          1,
          events_command},
-        {"pending", "pending", "list every waiting approval across runs", "", {}, {}, 0, 0, pending_command},
+        {"pending", "pending", "list every waiting approval across runs", "", {}, 0, 0, pending_command},
         {"export",
          "export RUN",
          "write a run's events as JSON lines, verifiable on their own",
          "The lines are the run's hash-chained events; `agentrt verify --events FILE` checks them without the\n"
          "store, and `--head SEQ:HASH` against a head kept elsewhere.",
-         {},
          {},
          1,
          1,

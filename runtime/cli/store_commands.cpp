@@ -221,8 +221,10 @@ std::vector<command> store_commands() {
          "prune are recorded and accepted). With RUN: that run's events, from --from to --to. --head SEQ:HASH\n"
          "checks a head kept elsewhere: event SEQ must have hash HASH. --events FILE verifies an export\n"
          "(`agentrt export`) without the store.",
-         {},
-         {"--from", "--to", "--head", "--events"},
+         {{"--from", "SEQ", "the first event of RUN to verify (default 0)"},
+          {"--to", "SEQ", "the last event of RUN to verify (default: its last)"},
+          {"--head", "SEQ:HASH", "event SEQ must have hash HASH, kept elsewhere"},
+          {"--events", "FILE", "verify an export instead of the store"}},
          0,
          1,
          verify_command},
@@ -234,8 +236,8 @@ std::vector<command> store_commands() {
          "something. Prints each violation; exit status 1 when there is any. Progress goes to stderr for\n"
          "stores of 1000 runs or more (every run with --progress). On a store in use, --in-progress does not\n"
          "count steps deciding or executing under a held lease as violations.",
-         {"--progress", "--in-progress"},
-         {},
+         {{"--in-progress", "", "steps deciding or executing under a held lease are not violations"},
+          {"--progress", "", "report progress on stderr after every run"}},
          0,
          1,
          check_command},
@@ -243,7 +245,6 @@ std::vector<command> store_commands() {
          "backup DEST",
          "write a compact, consistent copy of the store to a new directory",
          "Safe while the store is in use. DEST is created owner-only and must not hold a store.",
-         {},
          {},
          1,
          1,
@@ -254,8 +255,8 @@ std::vector<command> store_commands() {
          "Removes, in one transaction, every completed, failed or cancelled run last changed before DATE\n"
          "(2026-01-31 or 2026-01-31T12:00:00Z). What it removes is recorded, so `agentrt verify` still\n"
          "passes. --dry-run lists the runs without removing them. Take a backup first.",
-         {"--dry-run"},
-         {"--before"},
+         {{"--before", "DATE", "remove runs that ended before DATE (UTC)"},
+          {"--dry-run", "", "list the runs, remove nothing"}},
          0,
          0,
          prune_command},

@@ -293,3 +293,45 @@ TEST_CASE("cancel of a run that has ended fails with exit status 1") {
     CHECK(o.status == 1);
     CHECK(o.err == "agentrt: run run-1 is already completed\n");
 }
+
+TEST_CASE("approve --approval-ttl expires an approval requested longer ago, lazily, and decides nothing") {
+    world w;
+    auto s = w.open();
+    auto id = start_waiting(w, s); // requested at the world's clock, 2023-11-14: years before now
+    // Nothing expires by time alone: the approval is still pending until someone tries to decide it.
+    CHECK(only_approval(s, id).status == approval_status::pending);
+    auto o = on_store(w.store_path, {"approve", id, "--yes", "--by", "ana", "--approval-ttl", "1h"});
+    SHOW(o);
+    CHECK(o.status == 1);
+    CHECK(o.err.find("the approval of step run-1/0 expired before it was decided; nothing decided") !=
+          std::string::npos);
+    CHECK(only_approval(s, id).status == approval_status::expired);
+    CHECK(last_event(s, id, "approval.expired").data.at("hash").as_string() == only_approval(s, id).hash);
+    CHECK(agentrt::read_run(s, id).value().run.status == run_status::waiting_for_approval);
+}
+
+TEST_CASE("approve --approval-ttl longer than the approval's age approves it") {
+    world w;
+    auto s = w.open();
+    auto id = start_waiting(w, s);
+    auto o = on_store(w.store_path, {"approve", id, "--yes", "--by", "ana", "--approval-ttl", "3650d"});
+    SHOW(o);
+    CHECK(o.status == 0);
+    CHECK(only_approval(s, id).status == approval_status::approved);
+}
+
+TEST_CASE("approve --approval-ttl wants a whole number and a unit") {
+    world w;
+    auto s = w.open();
+    auto id = start_waiting(w, s);
+    for (char const* bad : {"30", "1.5h", "h", "0s", "-1h", "2w", "36501d"}) {
+        CAPTURE(bad);
+        auto o = on_store(w.store_path, {"approve", id, "--yes", "--by", "ana", "--approval-ttl", bad});
+        CHECK(o.status == 2);
+        CHECK(o.err.find("--approval-ttl wants a duration") != std::string::npos);
+    }
+    CHECK(only_approval(s, id).status == approval_status::pending);
+    auto reject = on_store(w.store_path, {"reject", id, "--yes", "--by", "ana", "--approval-ttl", "1h"});
+    CHECK(reject.status == 2);
+    CHECK(reject.err.find("unknown option --approval-ttl for agentrt reject") != std::string::npos);
+}

@@ -2,6 +2,7 @@
 #include "command.hpp"
 
 #include <boost/json/parse.hpp>
+#include <boost/json/serialize.hpp>
 
 using namespace cli_test;
 
@@ -189,4 +190,30 @@ TEST_CASE("--json output of show, verify, check, backup and prune is one JSON ob
     CHECK(boost::json::parse(backup.out).at("backup").as_string() == (w.dir.path / "copy").string());
     auto prune = on_store(w.store_path, {"--json", "prune", "--before", "2030-01-01", "--dry-run"});
     CHECK(boost::json::parse(prune.out).at("runs").as_array().empty());
+}
+
+TEST_CASE("show prints numbers by value, as canonical JSON spells them, never with Boost's exponent") {
+    world w;
+    auto s = w.open();
+    w.decide = [](agentrt::tool_entry const& t, agentrt::arguments const&, agentrt::run_view const&) {
+        if (t.name == "send_message")
+            return agentrt::require_approval("spend", "over the limit", {{"max_amount", 120.0}, {"rate", 0.1}},
+                                             {{"text", "pay 120.0"}});
+        return agentrt::allow();
+    };
+    agentrt::scripted_agent agent(
+        {agentrt::decision::call("send_message", send_with_subject("hi")), agentrt::decision::complete("sent")});
+    agentrt::driver d(s, w.table, w.policy, agent, w.options());
+    auto id = d.start("pay").value().id;
+    auto capability = agentrt::pending_approvals(s).at(0).capability;
+    REQUIRE(capability.at("max_amount").is_double());
+    REQUIRE(boost::json::serialize(capability) == R"({"max_amount":1.2E2,"rate":1E-1})"); // what Boost writes
+    auto o = on_store(w.store_path, {"show", id});
+    SHOW(o);
+    REQUIRE(o.status == 0);
+    CHECK(o.out.find(R"(  capability    {"max_amount":120,"rate":0.1})") != std::string::npos);
+    CHECK(o.out.find("E2") == std::string::npos);
+    auto json = on_store(w.store_path, {"--json", "show", id});
+    REQUIRE(json.status == 0);
+    CHECK(boost::json::parse(json.out).at("approvals").at(0).at("capability").at("max_amount") == 120.0);
 }

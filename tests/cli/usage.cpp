@@ -120,3 +120,63 @@ TEST_CASE("a store of an older schema version is refused and not migrated") {
     raw_lmdb raw(w.store_path);
     CHECK(raw.get("meta", "schema_version") == "0");
 }
+
+TEST_CASE("every command's --help exits 0 and prints its usage and its options") {
+    for (char const* name : {"runs", "show", "events", "pending", "export", "approve", "reject", "cancel", "verify",
+                             "check", "backup", "prune"}) {
+        CAPTURE(name);
+        for (char const* flag : {"--help", "-h"}) {
+            auto o = run_command({name, flag});
+            SHOW(o);
+            CHECK(o.status == 0);
+            CHECK(o.out.starts_with(std::string("usage: agentrt [--store PATH] [--json] ") + name));
+            CHECK(o.out.find("\noptions:\n  --help") != std::string::npos);
+            CHECK(o.err.empty());
+        }
+    }
+    auto runs = run_command({"--store", "/nonexistent", "runs", "--help"});
+    CHECK(runs.status == 0);
+    CHECK(runs.out.find("\n  --limit N   list at most N runs (default 20)\n") != std::string::npos);
+}
+
+TEST_CASE("a mistyped command names the nearest one and exits 2") {
+    auto o = run_command({"aprove", "run-1"});
+    SHOW(o);
+    CHECK(o.status == 2);
+    CHECK(o.err.starts_with("agentrt: unknown command 'aprove'; did you mean 'approve'? See agentrt --help\n"));
+    auto swapped = run_command({"rnus"});
+    CHECK(swapped.status == 2);
+    CHECK(swapped.err.find("did you mean 'runs'?") != std::string::npos);
+    auto far = run_command({"frobnicate"});
+    CHECK(far.status == 2);
+    CHECK(far.err.find("did you mean") == std::string::npos);
+}
+
+TEST_CASE("a mistyped option names the nearest one of the command and exits 2") {
+    auto o = run_command({"--store", "/nonexistent", "runs", "--limt", "3"});
+    SHOW(o);
+    CHECK(o.status == 2);
+    CHECK(o.err.starts_with("agentrt: unknown option --limt for agentrt runs; did you mean --limit? See agentrt runs "
+                            "--help\n"));
+    auto global = run_command({"--store", "/nonexistent", "runs", "--jsno"});
+    CHECK(global.status == 2);
+    CHECK(global.err.find("did you mean --json?") != std::string::npos);
+}
+
+TEST_CASE("global options may come after the command, and words after -- are the command's arguments") {
+    world w;
+    {
+        auto s = w.open();
+        run_to_completion(w, s);
+    }
+    auto after = run_command({"runs", "--json", "--store", w.store_path.string()});
+    SHOW(after);
+    CHECK(after.status == 0);
+    CHECK(after.out.starts_with("{\"id\":\"run-1\""));
+    auto dashed = on_store(w.store_path, {"show", "--", "--json"});
+    CHECK(dashed.status == 1);
+    CHECK(dashed.err.find("no run --json") != std::string::npos);
+    auto count = on_store(w.store_path, {"show", "run-1", "extra"});
+    CHECK(count.status == 2);
+    CHECK(count.err.find("wrong number of arguments for agentrt show: it takes 1, got 2") != std::string::npos);
+}
