@@ -28,7 +28,79 @@ struct contract {
     }
 };
 
+// Every other kind of record, order within a run, removal, and paging past a removed run.
+void check_records(store& s, contract& c) {
+    s.write([](store_writer& w) {
+        auto run = make_run("contract-5");
+        w.append(run, event_type::run_created, {{"goal", "contract"}}, 5);
+        w.put(run);
+        for (std::uint64_t i : {11u, 2u, 0u, 10u, 1u}) { // out of order, past one byte of index
+            step_record st;
+            st.run_id = run.id;
+            st.index = i;
+            w.put(st);
+            approval_record a;
+            a.run_id = run.id;
+            a.step_index = i;
+            a.seq = 1;
+            a.kind = "contract";
+            w.put(a);
+            a.seq = 0;
+            w.put(a);
+            model_call_record m;
+            m.run_id = run.id;
+            m.seq = i;
+            m.model = "contract-model";
+            w.put(m);
+        }
+        w.put_tool_spec("contract-hash", R"({"name":"t"})");
+    });
+    s.read([&](store_reader const& r) {
+        std::vector<std::uint64_t> steps, calls;
+        std::vector<std::pair<std::uint64_t, std::uint64_t>> approvals;
+        for (auto const& st : r.steps("contract-5"))
+            steps.push_back(st.index);
+        for (auto const& a : r.approvals("contract-5"))
+            approvals.emplace_back(a.step_index, a.seq);
+        for (auto const& m : r.model_calls("contract-5"))
+            calls.push_back(m.seq);
+        using pairs = std::vector<std::pair<std::uint64_t, std::uint64_t>>;
+        c.expect(steps == std::vector<std::uint64_t>{0, 1, 2, 10, 11}, "a run's steps read back in index order");
+        c.expect(approvals == pairs{{0, 0}, {0, 1}, {1, 0}, {1, 1}, {2, 0}, {2, 1}, {10, 0}, {10, 1}, {11, 0}, {11, 1}},
+                 "a run's approvals read back by step, then by sequence");
+        c.expect(calls == std::vector<std::uint64_t>{0, 1, 2, 10, 11}, "a run's model calls read back in order");
+        c.expect(r.steps("contract-").empty() && r.steps("contract-50").empty(),
+                 "a run's records are its own: no other run's id that shares a prefix reads them");
+        c.expect(r.tool_spec("contract-hash") == R"({"name":"t"})" && !r.tool_spec("contract-none"),
+                 "a tool spec reads back by its hash");
+        auto a = r.approvals("contract-5");
+        c.expect(!a.empty() && a.front().kind == "contract", "an approval reads back as written");
+    });
+    bool erased = s.write([](store_writer& w) { return w.erase_run("contract-4"); });
+    bool erased_again = s.write([](store_writer& w) { return w.erase_run("contract-4"); });
+    c.expect(erased && !erased_again, "removing a run says whether there was one");
+    s.read([&](store_reader const& r) {
+        c.expect(!r.run("contract-4") && r.events("contract-4").empty(),
+                 "removing a run removes its record and its events");
+        auto order5 = r.run("contract-5").value().order;
+        auto page = r.runs_before(order5, 10);
+        c.expect(page.size() == 3 && page[0].id == "contract-3" && page[2].id == "contract-1",
+                 "runs page past a run that was removed");
+        c.expect(r.run("contract-3").value().order < order5, "each new run gets a later creation order");
+    });
+    s.write([](store_writer& w) { w.erase_run("contract-5"); });
+    s.read([&](store_reader const& r) {
+        c.expect(r.steps("contract-5").empty() && r.approvals("contract-5").empty() &&
+                     r.model_calls("contract-5").empty(),
+                 "removing a run removes its steps, approvals and model calls");
+    });
+}
+
 } // namespace
+
+bool check_engine_contract(std::function<std::shared_ptr<engine>()> const& open, source_location where) {
+    return check_store_contract([&] { return store(open()); }, where);
+}
 
 bool check_store_contract(std::function<store()> const& open, source_location where) {
     contract c;
@@ -96,6 +168,7 @@ bool check_store_contract(std::function<store()> const& open, source_location wh
             c.expect(next.size() == 2 && next[0].id == "contract-2" && next[1].id == "contract-1",
                      "runs page on from the last run seen");
             s.write([](store_writer& w) { w.put_meta("contract", "kept"); });
+            check_records(s, c);
         }
         store reopened = open();
         auto kept = reopened.read(

@@ -1,5 +1,7 @@
 #include <agentrt/testkit/simulated_process.hpp>
 
+#include <agentrt/testkit/engine_decorator.hpp>
+
 #include <atomic>
 #include <map>
 #include <mutex>
@@ -24,7 +26,10 @@ struct simulated_machine::state {
     }
 };
 
-struct simulated_process::engine final : agentrt::engine {
+struct simulated_process::engine final : engine_decorator {
+    engine(std::shared_ptr<simulated_machine::state> m, std::int64_t id)
+        : engine_decorator(m->real), machine(std::move(m)), pid(id) {}
+
     std::shared_ptr<simulated_machine::state> machine;
     std::int64_t pid = 0;
     std::shared_ptr<std::atomic<bool>> crashed = std::make_shared<std::atomic<bool>>(false);
@@ -34,12 +39,9 @@ struct simulated_process::engine final : agentrt::engine {
             throw simulated_process_crashed{};
     }
 
-    std::string const& location() const noexcept override { return machine->real->location(); }
-    agentrt::durability durability() const noexcept override { return machine->real->durability(); }
-    void read(std::function<void(store_reader const&)> const& work) const override { machine->real->read(work); }
     void write(std::function<void(engine_writer&)> const& work, bool flush) override {
         check_alive();
-        machine->real->write(
+        engine_decorator::write(
             [&](engine_writer& w) {
                 work(w);
                 check_alive(); // the transaction aborts with the unwinding
@@ -48,10 +50,6 @@ struct simulated_process::engine final : agentrt::engine {
     }
     std::int64_t process_id() const noexcept override { return pid; }
     bool holder_alive(lease_record const& lease) const override { return machine->alive(lease); }
-    result<void> backup(std::filesystem::path const& destination) const override {
-        return machine->real->backup(destination);
-    }
-    store_stats stats() const override { return machine->real->stats(); }
 };
 
 simulated_machine::simulated_machine(store const& real) : state_(std::make_shared<state>()) {
@@ -59,10 +57,8 @@ simulated_machine::simulated_machine(store const& real) : state_(std::make_share
 }
 
 simulated_process simulated_machine::process() {
-    auto e = std::make_shared<simulated_process::engine>();
-    e->machine = state_;
     std::lock_guard lock(state_->mutex);
-    e->pid = state_->next_pid++;
+    auto e = std::make_shared<simulated_process::engine>(state_, state_->next_pid++);
     state_->crashed_by_pid.emplace(e->pid, e->crashed);
     return simulated_process(std::move(e));
 }
