@@ -28,13 +28,10 @@ result<approval_record> decide(store& s, std::string_view run_id, std::uint64_t 
         if (run->status != run_status::waiting_for_approval)
             return err(errc::conflict, "run " + run->id + " is " + std::string(to_string(run->status)) +
                                            ", not waiting for an approval");
-        if (options.approval_ttl && now > a->requested_ms + options.approval_ttl->count()) {
-            a->status = approval_status::expired;
-            w.put(*a);
-            w.append(*run, event_type::approval_expired, {{"step", step_index}, {"hash", a->hash}}, now);
-            w.put(*run);
-            return err(errc::refused, "the approval of " + where + " expired before it was decided");
-        }
+        // A refusal changes nothing: the stale request stays pending, and rejecting it still ends the run.
+        if (options.approval_ttl && now > a->requested_ms + options.approval_ttl->count())
+            return err(errc::refused,
+                       "the approval of " + where + " expired before it was decided; reject it to end the run");
         a->status = approving ? approval_status::approved : approval_status::rejected;
         a->decided_ms = now;
         a->decided_by = options.who;

@@ -263,16 +263,25 @@ TEST_CASE("rejecting an approval fails the step and the run approval_rejected") 
     CHECK(w.calls.empty());
 }
 
-TEST_CASE("an approval left pending past its TTL expires when next touched") {
+TEST_CASE("approving past the approval's TTL is refused and changes nothing") {
     world w;
     auto s = w.open();
     auto a = start_waiting(w, s);
+    auto events_before = agentrt::read_events(s, "run-1").value().size();
     w.clock.advance(std::chrono::minutes(61));
     auto decided =
         agentrt::approve(s, a.run_id, a.step_index, a.hash, by("operator", w.clock, std::chrono::minutes(60)));
     REQUIRE_FALSE(decided);
-    CHECK(decided.error().message == "the approval of step run-1/0 expired before it was decided");
-    CHECK(agentrt::read_run(s, "run-1").value().approvals[0].status == agentrt::approval_status::expired);
+    CHECK(decided.error().code == agentrt::errc::refused);
+    CHECK(decided.error().message ==
+          "the approval of step run-1/0 expired before it was decided; reject it to end the run");
+    auto details = agentrt::read_run(s, "run-1").value();
+    CHECK(details.approvals[0].status == agentrt::approval_status::pending);
+    CHECK(details.run.status == agentrt::run_status::waiting_for_approval);
+    CHECK(agentrt::read_events(s, "run-1").value().size() == events_before);
+    auto rejected = agentrt::reject(s, a.run_id, a.step_index, a.hash, by("operator", w.clock));
+    REQUIRE(rejected);
+    CHECK(agentrt::read_run(s, "run-1").value().run.status == agentrt::run_status::failed);
 }
 
 TEST_CASE("a grant unused past its TTL no longer grants") {

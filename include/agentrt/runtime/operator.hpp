@@ -24,15 +24,14 @@ namespace agentrt {
 struct operator_options {
     std::string who = "operator";
     clock_function clock = system_clock_ms;                // the record clock
-    std::optional<std::chrono::milliseconds> approval_ttl; // a pending approval older than this expires
+    std::optional<std::chrono::milliseconds> approval_ttl; // approving an approval older than this is refused
     // Why, in the operator's words: recorded in the approval.decided event when not empty.
     std::string note{};
 };
 
 // The approval stays granted until a driver resumes the run (which re-asks the policy). Refused,
-// changing nothing, when the shown hash is not the latest approval's or the run no longer waits;
-// an approval pending past approval_ttl has expired: that is recorded (expiry is lazy, written when
-// the approval is next touched) and the decision refused.
+// changing nothing, when the shown hash is not the latest approval's, the run no longer waits, or the
+// approval was requested longer than approval_ttl ago (it stays pending: rejecting it ends the run).
 result<approval_record> approve(store& s, std::string_view run_id, std::uint64_t step_index,
                                 std::string_view shown_hash, operator_options const& options = {});
 // The step fails and the run fails approval_rejected.
