@@ -5,6 +5,7 @@
 #include <agentrt/catalog/catalog.hpp>
 #include <agentrt/testkit/report.hpp>
 #include <agentrt/testkit/scenario.hpp>
+#include <agentrt/testkit/scripted_agent.hpp>
 
 #include "support/test_tools.hpp"
 
@@ -38,7 +39,7 @@ agentrt::testkit::scenario ten_steps(agentrt::testkit::crash_mode mode) {
                                                               R"("cc":[],"subject":"s)" +
                                                                   std::to_string(i) + R"(","counters":{}})"));
         script.push_back(agentrt::decision::complete("done"));
-        return std::make_unique<agentrt::scripted_agent>(script);
+        return std::make_unique<agentrt::testkit::scripted_agent>(script);
     };
     return s;
 }

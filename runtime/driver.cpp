@@ -4,15 +4,6 @@
 
 namespace agentrt {
 
-decision scripted_agent::decide(agent_view const& view) {
-    ++calls_;
-    if (view.step_index >= script_.size())
-        throw std::out_of_range("scripted agent has no decision for step " + std::to_string(view.step_index) +
-                                " of run " + view.run.id + ": its script has " + std::to_string(script_.size()) +
-                                " decisions");
-    return script_[view.step_index];
-}
-
 result<run_record> driver::start(std::string goal, std::string run_id) {
     auto s = gate_.begin(std::move(goal), std::move(run_id));
     if (!s)

@@ -6,6 +6,7 @@
 // a third process finishes the run. The mail went out exactly twice (once lost, once approved), and
 // never a third time.
 #include "shop.hpp"
+#include <agentrt/testkit/scripted_agent.hpp>
 
 #include <agentrt/runtime.hpp>
 #include <agentrt/testkit/scenario.hpp>
@@ -31,7 +32,7 @@ agentrt::testkit::scenario shop_scenario(fs::path const& outbox) {
     };
     s.policy = [] { return agentrt::lower_policy(shop::policy{}, shop::tools{}); };
     s.agent = [] {
-        return std::make_unique<agentrt::scripted_agent>(std::vector<agentrt::decision>{
+        return std::make_unique<agentrt::testkit::scripted_agent>(std::vector<agentrt::decision>{
             agentrt::decision::call("lookup_order", R"({"order_id":"ord-1042"})"),
             agentrt::decision::call("send_email", mail), agentrt::decision::complete("ana was told about her refund")});
     };
@@ -99,7 +100,7 @@ int main(int argc, char** argv) {
                  "   the mail left and before its outcome was recorded. A second process then resumes.\n";
     auto s = shop_scenario(outbox);
     s.store = work;
-    s.deterministic = false; // real time, as the operator's command and the third process see it
+    s.deterministic = false;                        // real time, as the operator's command and the third process see it
     s.mode = agentrt::testkit::crash_mode::process; // a real process, really killed
     s.answer = [](agentrt::approval_record const&) { return agentrt::testkit::operator_answer::leave; };
     auto first = agentrt::testkit::run_scenario(s, {{1, agentrt::testkit::crash_point::after_effect_before_outcome}});

@@ -1,5 +1,6 @@
 // The shop's property tests: what a consumer proves about its own tools, policy and agent.
 #include "shop.hpp"
+#include <agentrt/testkit/scripted_agent.hpp>
 
 #include <agentrt/testkit/check_policy.hpp>
 #include <agentrt/testkit/doctest.hpp>
@@ -25,7 +26,7 @@ scenario refund_scenario() {
     s.tools = [] { return shop::tools{}.table(); };
     s.policy = [] { return agentrt::lower_policy(shop::policy{}, shop::tools{}); };
     s.agent = [] {
-        return std::make_unique<agentrt::scripted_agent>(std::vector<agentrt::decision>{
+        return std::make_unique<agentrt::testkit::scripted_agent>(std::vector<agentrt::decision>{
             agentrt::decision::call("lookup_order", R"({"order_id":"ord-1042"})"),
             agentrt::decision::call("send_email", customer_mail), agentrt::decision::complete("done")});
     };

@@ -1,4 +1,5 @@
 #include "command.hpp"
+#include <agentrt/testkit/scripted_agent.hpp>
 
 #include <boost/json/parse.hpp>
 #include <boost/json/serialize.hpp>
@@ -142,7 +143,7 @@ std::string send_with_subject(std::string const& subject) {
 
 std::string start_waiting(world& w, agentrt::store& s, std::string const& goal, std::string const& subject) {
     w.decide = ask_for_send;
-    agentrt::scripted_agent agent(
+    agentrt::testkit::scripted_agent agent(
         {agentrt::decision::call("send_message", send_with_subject(subject)), agentrt::decision::complete("sent")});
     agentrt::driver d(s, w.table, w.policy, agent, w.options());
     auto run = d.start(goal).value();
@@ -151,7 +152,7 @@ std::string start_waiting(world& w, agentrt::store& s, std::string const& goal, 
 }
 
 std::string run_to_completion(world& w, agentrt::store& s, std::string const& goal) {
-    agentrt::scripted_agent agent(
+    agentrt::testkit::scripted_agent agent(
         {agentrt::decision::call("lookup_order", lookup_args), agentrt::decision::complete("shipped")});
     agentrt::driver d(s, w.table, w.policy, agent, w.options());
     auto run = d.start(goal).value();

@@ -1,5 +1,6 @@
 // runs, show, events, pending, export, and what they print of text from models, tools and consumers.
 #include "command.hpp"
+#include <agentrt/testkit/scripted_agent.hpp>
 
 #include <boost/json/parse.hpp>
 #include <boost/json/serialize.hpp>
@@ -201,7 +202,7 @@ TEST_CASE("show prints numbers by value, as canonical JSON spells them, never wi
                                              {{"text", "pay 120.0"}});
         return agentrt::allow();
     };
-    agentrt::scripted_agent agent(
+    agentrt::testkit::scripted_agent agent(
         {agentrt::decision::call("send_message", send_with_subject("hi")), agentrt::decision::complete("sent")});
     agentrt::driver d(s, w.table, w.policy, agent, w.options());
     auto id = d.start("pay").value().id;

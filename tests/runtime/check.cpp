@@ -1,4 +1,5 @@
 #include <agentrt/runtime/check.hpp>
+#include <agentrt/testkit/scripted_agent.hpp>
 
 #include "fixture.hpp"
 
@@ -8,7 +9,7 @@ using agentrt::decision;
 TEST_CASE("the invariant checker passes a store of finished runs") {
     world w;
     auto s = w.open();
-    agentrt::scripted_agent agent({decision::call("send_message", send_args), decision::complete("ok")});
+    agentrt::testkit::scripted_agent agent({decision::call("send_message", send_args), decision::complete("ok")});
     agentrt::driver d(s, w.table, w.policy, agent, w.options());
     (void)d.start("goal").value();
     auto report = agentrt::check_invariants(s);

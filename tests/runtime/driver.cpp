@@ -1,4 +1,5 @@
 #include <agentrt/runtime/driver.hpp>
+#include <agentrt/testkit/scripted_agent.hpp>
 
 #include "fixture.hpp"
 #include "support/logical_store.hpp"
@@ -26,7 +27,7 @@ agentrt::gate_options ticking(world const& w) {
 std::string drive_scenario(bool tick = true) {
     world w;
     auto s = w.open();
-    agentrt::scripted_agent agent(script());
+    agentrt::testkit::scripted_agent agent(script());
     agentrt::driver d(s, w.table, w.policy, agent, tick ? ticking(w) : w.options());
     REQUIRE(d.start("scenario").value().status == agentrt::run_status::completed);
     return test_support::logical_store(s);
@@ -61,7 +62,7 @@ TEST_CASE("a gate loop and the driver record the same store") {
 TEST_CASE("the scripted agent fails clearly past its script, and the run fails internal_error") {
     world w;
     auto s = w.open();
-    agentrt::scripted_agent agent({decision::call("lookup_order", lookup_args)});
+    agentrt::testkit::scripted_agent agent({decision::call("lookup_order", lookup_args)});
     agentrt::driver d(s, w.table, w.policy, agent, w.options());
     auto run = d.start("goal").value();
     CHECK(run.status == agentrt::run_status::failed);

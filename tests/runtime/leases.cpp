@@ -1,5 +1,6 @@
 // Leases, takeover, interrupted side effects and the reconcile hook (include gate.hpp first).
 #include <agentrt/runtime/gate.hpp>
+#include <agentrt/testkit/scripted_agent.hpp>
 #include <agentrt/testkit/simulated_process.hpp>
 
 #include "fixture.hpp"
@@ -288,7 +289,7 @@ TEST_CASE("two concurrent resumes execute once") {
     };
     {
         auto s = w.open();
-        agentrt::scripted_agent agent({decision::call("send_message", send_args)});
+        agentrt::testkit::scripted_agent agent({decision::call("send_message", send_args)});
         agentrt::driver d(s, w.table, w.policy, agent, w.options());
         REQUIRE(d.start("goal").value().status == run_status::waiting_for_approval);
         auto pending = agentrt::pending_approvals(s).at(0);
@@ -314,7 +315,8 @@ TEST_CASE("two concurrent resumes execute once") {
             auto s = agentrt::store::open(w.store_path);
             if (!s)
                 ::_exit(2);
-            agentrt::scripted_agent agent({decision::call("send_message", send_args), decision::complete("done")});
+            agentrt::testkit::scripted_agent agent(
+                {decision::call("send_message", send_args), decision::complete("done")});
             agentrt::driver d(*s, w.table, w.policy, agent, w.options());
             auto run = d.resume("run-1");
             ::_exit(run && run->status == run_status::completed ? 0 : 1);

@@ -1,4 +1,5 @@
 #include <agentrt/runtime/operator.hpp>
+#include <agentrt/testkit/scripted_agent.hpp>
 
 #include "engines/lmdb/keys.hpp"
 #include "fixture.hpp"
@@ -24,7 +25,7 @@ agentrt::verdict ask_for_send(agentrt::tool_entry const& t, agentrt::arguments c
 // Starts run-1, whose first step waits on an approval of send_message.
 agentrt::approval_record start_waiting(world& w, agentrt::store& s) {
     w.decide = ask_for_send;
-    agentrt::scripted_agent agent({decision::call("send_message", send_args), decision::complete("sent")});
+    agentrt::testkit::scripted_agent agent({decision::call("send_message", send_args), decision::complete("sent")});
     agentrt::driver d(s, w.table, w.policy, agent, w.options());
     auto run = d.start("send hi").value();
     REQUIRE(run.status == run_status::waiting_for_approval);
@@ -68,7 +69,7 @@ TEST_CASE("an approved request runs once on resume, and the policy is asked agai
         ++asked;
         return ask_for_send(t, args, v);
     };
-    agentrt::scripted_agent agent({decision::call("send_message", send_args), decision::complete("sent")});
+    agentrt::testkit::scripted_agent agent({decision::call("send_message", send_args), decision::complete("sent")});
     agentrt::driver d(s, w.table, w.policy, agent, w.options());
     auto run = d.resume("run-1").value();
     CHECK(asked == 1);

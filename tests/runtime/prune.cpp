@@ -1,4 +1,5 @@
 #include <agentrt/runtime/prune.hpp>
+#include <agentrt/testkit/scripted_agent.hpp>
 
 #include "fixture.hpp"
 
@@ -10,7 +11,8 @@ using agentrt::decision;
 namespace {
 
 std::string finish_a_run(world& w, agentrt::store& s) {
-    agentrt::scripted_agent agent({decision::call("lookup_order", lookup_args), decision::complete("shipped")});
+    agentrt::testkit::scripted_agent agent(
+        {decision::call("lookup_order", lookup_args), decision::complete("shipped")});
     agentrt::driver d(s, w.table, w.policy, agent, w.options());
     return d.start("look up").value().id;
 }
@@ -19,7 +21,7 @@ std::string leave_a_run_waiting(world& w, agentrt::store& s) {
     w.decide = [](agentrt::tool_entry const& t, auto const&, auto const&) {
         return t.name == "send_message" ? agentrt::require_approval("mail", "mail leaves") : agentrt::allow();
     };
-    agentrt::scripted_agent agent({decision::call("send_message", send_args)});
+    agentrt::testkit::scripted_agent agent({decision::call("send_message", send_args)});
     agentrt::driver d(s, w.table, w.policy, agent, w.options());
     auto id = d.start("send").value().id;
     w.decide = [](auto const&, auto const&, auto const&) { return agentrt::allow(); };

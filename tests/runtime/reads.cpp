@@ -1,4 +1,5 @@
 #include <agentrt/runtime/reads.hpp>
+#include <agentrt/testkit/scripted_agent.hpp>
 
 #include "fixture.hpp"
 
@@ -27,7 +28,7 @@ TEST_CASE("runs are listed newest first, a page at a time") {
 TEST_CASE("a run is read with its steps and approvals, and a missing run is named") {
     world w;
     auto s = w.open();
-    agentrt::scripted_agent agent({decision::call("lookup_order", lookup_args), decision::complete("ok")});
+    agentrt::testkit::scripted_agent agent({decision::call("lookup_order", lookup_args), decision::complete("ok")});
     agentrt::driver d(s, w.table, w.policy, agent, w.options());
     (void)d.start("goal").value();
     auto details = agentrt::read_run(s, "run-1").value();

@@ -1,7 +1,8 @@
 #include <agentrt/runtime/verify.hpp>
+#include <agentrt/testkit/scripted_agent.hpp>
 
-#include "fixture.hpp"
 #include "engines/lmdb/keys.hpp"
+#include "fixture.hpp"
 
 #include <boost/json/parse.hpp>
 #include <boost/json/serialize.hpp>
@@ -15,7 +16,7 @@ namespace {
 void three_runs(world& w) {
     auto s = w.open();
     for (int i = 0; i < 3; ++i) {
-        agentrt::scripted_agent agent({decision::call("lookup_order", lookup_args), decision::complete("ok")});
+        agentrt::testkit::scripted_agent agent({decision::call("lookup_order", lookup_args), decision::complete("ok")});
         agentrt::driver d(s, w.table, w.policy, agent, w.options());
         REQUIRE(d.start("goal").value().status == agentrt::run_status::completed);
     }

@@ -1,4 +1,5 @@
 #include <agentrt/runtime/worker.hpp>
+#include <agentrt/testkit/scripted_agent.hpp>
 
 #include "fixture.hpp"
 
@@ -14,7 +15,7 @@ TEST_CASE("a worker resumes the runs that are ready: a granted approval and a de
         return t.name == "send_message" ? agentrt::require_approval("send", "ask") : agentrt::allow();
     };
     auto s = w.open();
-    agentrt::scripted_agent agent({decision::call("send_message", send_args), decision::complete("done")});
+    agentrt::testkit::scripted_agent agent({decision::call("send_message", send_args), decision::complete("done")});
     agentrt::driver d(s, w.table, w.policy, agent, w.options());
     REQUIRE(d.start("approved").value().status == run_status::waiting_for_approval);      // run-1
     REQUIRE(d.start("still pending").value().status == run_status::waiting_for_approval); // run-2
@@ -41,7 +42,8 @@ TEST_CASE("many runs in one process share one store from several threads") {
     std::atomic<int> completed{0};
     for (int t = 0; t < 4; ++t)
         threads.emplace_back([&, t] {
-            agentrt::scripted_agent agent({decision::call("lookup_order", lookup_args), decision::complete("ok")});
+            agentrt::testkit::scripted_agent agent(
+                {decision::call("lookup_order", lookup_args), decision::complete("ok")});
             auto options = w.options();
             options.ids = agentrt::counting_ids("thread-" + std::to_string(t) + "-");
             agentrt::driver d(s, w.table, w.policy, agent, options);

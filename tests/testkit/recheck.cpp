@@ -1,5 +1,6 @@
 // Re-checks: a recorded run decided again under a policy, and nothing passes unchecked.
 #include <agentrt/testkit/recheck.hpp>
+#include <agentrt/testkit/scripted_agent.hpp>
 
 #include <agentrt/catalog/catalog.hpp>
 
@@ -48,7 +49,7 @@ scenario messaging(std::vector<agentrt::decision> script) {
     scenario s;
     s.tools = [] { return shop{}.table(); };
     s.policy = [] { return agentrt::lower_policy(trusting{}, shop{}); };
-    s.agent = [script] { return std::make_unique<agentrt::scripted_agent>(script); };
+    s.agent = [script] { return std::make_unique<agentrt::testkit::scripted_agent>(script); };
     return s;
 }
 

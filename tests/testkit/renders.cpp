@@ -1,5 +1,6 @@
 // rendered(): the request an agent makes for a step input, without a store or the agent's model.
 #include <agentrt/testkit/renders.hpp>
+#include <agentrt/testkit/scripted_agent.hpp>
 
 #include <agentrt/testkit/fake_model.hpp>
 #include <agentrt/testkit/model_agent.hpp>
@@ -71,7 +72,7 @@ TEST_SUITE("testkit") {
     TEST_CASE("rendered: an agent that makes no model call is reported, since there is nothing to compare") {
         test_support::recording_reporter recorded;
         scoped_reporter installed(recorded);
-        agentrt::scripted_agent scripted({decision::call("lookup_order", "{}"), decision::complete("done")});
+        agentrt::testkit::scripted_agent scripted({decision::call("lookup_order", "{}"), decision::complete("done")});
         auto r = rendered(scripted, after_one_lookup("{}"));
         CHECK(r.text.empty());
         REQUIRE(recorded.reports.size() == 1);

@@ -42,7 +42,7 @@ inline scenario shop_scenario(crash_mode mode = crash_mode::simulated) {
     s.tools = [] { return shop{}.table(); };
     s.policy = [] { return agentrt::lower_policy(trusting_policy{}, shop{}); };
     s.agent = [] {
-        return std::make_unique<agentrt::scripted_agent>(std::vector<agentrt::decision>{
+        return std::make_unique<agentrt::testkit::scripted_agent>(std::vector<agentrt::decision>{
             agentrt::decision::call("lookup_order", R"({"order_id":"ord-7"})"),
             agentrt::decision::call("send_message", mail), agentrt::decision::complete("refund mailed")});
     };

@@ -1,6 +1,6 @@
 // agentrt/runtime/agent.hpp — what decides each step, from the recorded steps alone.
 //
-//     agentrt::scripted_agent agent({agentrt::decision::call("lookup_order", R"({"order_id":"ord-1"})"),
+//     agentrt::testkit::scripted_agent agent({agentrt::decision::call("lookup_order", R"({"order_id":"ord-1"})"),
 //                                    agentrt::decision::complete("shipped")});
 //
 // An agent keeps no state between steps: it sees copies of the run and its recorded steps, so the
@@ -32,18 +32,6 @@ public:
     virtual ~agent() = default;
     // May throw: the run then fails internal_error with the message.
     virtual decision decide(agent_view const& view) = 0;
-};
-
-// Returns decision N for step N; past its script it throws, naming the step and the script length.
-class scripted_agent final : public agent {
-public:
-    explicit scripted_agent(std::vector<decision> script) : script_(std::move(script)) {}
-    decision decide(agent_view const& view) override;
-    std::size_t calls() const noexcept { return calls_; }
-
-private:
-    std::vector<decision> script_;
-    std::size_t calls_ = 0;
 };
 
 } // namespace agentrt

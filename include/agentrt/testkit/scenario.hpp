@@ -3,7 +3,7 @@
 //     agentrt::testkit::scenario shop;
 //     shop.tools = [] { return shop_catalog{}.table(); };
 //     shop.policy = [] { return agentrt::lower_policy(shop_policy{}, shop_catalog{}); };
-//     shop.agent = [] { return std::make_unique<agentrt::scripted_agent>(script); };
+//     shop.agent = [] { return std::make_unique<agentrt::testkit::scripted_agent>(script); };
 //     shop.goal = "refund order 7";
 //     auto result = run_scenario(shop, {{1, crash_point::after_effect_before_outcome}});
 //     CHECK(result.ok());                      // or: check_scenario(shop, crashes) reports problems
@@ -22,6 +22,7 @@
 #pragma once
 
 #include <agentrt/testkit/report.hpp>
+#include <agentrt/testkit/scripted_agent.hpp>
 
 #include <agentrt/catalog/error.hpp>
 #include <agentrt/catalog/policy.hpp>

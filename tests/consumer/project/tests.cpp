@@ -1,6 +1,7 @@
 // A consumer's doctest suite over the installed test kit: a policy table and a crash explored.
 #define DOCTEST_CONFIG_IMPLEMENT_WITH_MAIN
 #include "ping.hpp"
+#include <agentrt/testkit/scripted_agent.hpp>
 
 #include <agentrt/testkit/check_policy.hpp>
 #include <agentrt/testkit/doctest.hpp>
@@ -30,7 +31,7 @@ TEST_CASE("the installed test kit explores a scenario") {
     s.tools = [] { return pings{}.table(); };
     s.policy = [] { return agentrt::lower_policy(few_pings{}, pings{}); };
     s.agent = [] {
-        return std::make_unique<agentrt::scripted_agent>(std::vector<agentrt::decision>{
+        return std::make_unique<agentrt::testkit::scripted_agent>(std::vector<agentrt::decision>{
             agentrt::decision::call("ping", R"({"times":2})"), agentrt::decision::complete("pinged")});
     };
     CHECK(agentrt::testkit::explore(s).crashes_tried > 0);
