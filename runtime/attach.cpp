@@ -174,11 +174,7 @@ result<void> gate::resume_grant(session& s, step_record const& step, approval_re
                 latest->status != approval_status::approved || latest->used)
                 return err(errc::conflict, "the grant of step " + step.id() + " was used or changed meanwhile");
             auto current = w.step(run.id, step.index).value();
-            run.lease = mine;
-            run.status = run_status::running;
-            leases::start_active(run, now);
-            run.updated_ms = now;
-            w.append(run, event_type::run_resumed, {{"step", step.index}, {"approval", granted.hash}}, now);
+            transitions::resume_granted(w, run, mine, step.index, granted.hash, now);
             if (grant_expired) {
                 latest->status = approval_status::expired;
                 w.put(*latest);
@@ -187,11 +183,8 @@ result<void> gate::resume_grant(session& s, step_record const& step, approval_re
             bool executing = false;
             if (!invalid.empty() || !answer.answer) {
                 bool internal = invalid.empty();
-                current.status = step_status::failed;
-                current.error = internal ? answer.failure : invalid;
-                current.finished_ms = now;
-                w.append(run, event_type::step_failed,
-                         {{"step", step.index}, {"reason", internal ? "internal_error" : "invalid_decision"}}, now);
+                transitions::fail_step(w, run, current, internal ? "internal_error" : "invalid_decision",
+                                       internal ? answer.failure : invalid, now);
                 if (internal)
                     transitions::finish_run(w, run, run_status::failed, run_reason::internal_error, answer.failure,
                                             now);
@@ -213,29 +206,13 @@ result<void> gate::resume_grant(session& s, step_record const& step, approval_re
                 if (allowed) {
                     latest->used = true;
                     w.put(*latest);
-                    current.status = step_status::executing;
-                    ++current.attempt;
                     current.spec_hash = tool->spec_hash();
-                    w.append(run, event_type::step_tool_started,
-                             {{"step", step.index},
-                              {"tool", step.tool},
-                              {"attempt", current.attempt},
-                              {"approval", granted.hash}},
-                             now);
+                    transitions::start_tool_call(w, run, current, granted.hash, now);
                     executing = true;
                 } else if (v.outcome == outcome::require_approval) {
-                    current.status = step_status::awaiting_approval;
-                    run.status = run_status::waiting_for_approval;
-                    leases::pause_active(run, now);
-                    run.lease = {};
-                    w.put(current);
-                    transitions::request_approval(w, run, current, tool->spec(), v, now);
+                    transitions::ask_approval(w, run, current, tool->spec(), v, now);
                 } else {
-                    current.status = step_status::failed;
-                    current.error = v.reason;
-                    current.finished_ms = now;
-                    w.append(run, event_type::step_failed, {{"step", step.index}, {"reason", to_string(v.outcome)}},
-                             now);
+                    transitions::fail_step(w, run, current, to_string(v.outcome), v.reason, now);
                     if (v.outcome == outcome::abort)
                         transitions::finish_run(w, run, run_status::failed, run_reason::policy_abort, v.reason, now);
                     else

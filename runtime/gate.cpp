@@ -92,12 +92,7 @@ result<void> settle(gate& g, session& s, step_record step) {
                                                   nullptr, boost::json::object{{"tool", step.tool}});
             if (v.kind.empty())
                 v.kind = "interrupted_side_effect";
-            current.resolution = "approval";
-            w.put(current);
-            transitions::request_approval(w, run, current, spec, v, now);
-            run.status = run_status::waiting_for_approval;
-            leases::pause_active(run, now);
-            run.lease = {};
+            transitions::ask_about_interruption(w, run, current, spec, v, now);
         } else {
             w.append(run, event_type::step_reconciled,
                      {{"step", current.index},
@@ -109,8 +104,7 @@ result<void> settle(gate& g, session& s, step_record step) {
                 current.resolution = "reconciled_continue";
             } else if (answer->answer == reconcile_answer::completed) {
                 current.resolution = "reconciled_completed";
-                current.status = step_status::done;
-                current.observation = canonical_json(answer->observation);
+                transitions::reconcile_completed(w, run, current, canonical_json(answer->observation), now);
                 run.failed_streak = 0;
                 if (tool && tool->terminal)
                     transitions::finish_run(w, run, run_status::completed, run_reason::goal_completed,

@@ -46,11 +46,9 @@ result<approval_record> decide(store& s, std::string_view run_id, std::uint64_t 
         if (!approving) {
             auto step = w.step(run_id, step_index).value();
             if (step.status == step_status::awaiting_approval) {
-                step.status = step_status::failed;
-                step.error = "the approval was rejected by " + options.who;
-                step.finished_ms = now;
+                transitions::fail_step(w, *run, step, "approval_rejected",
+                                       "the approval was rejected by " + options.who, now);
                 w.put(step);
-                w.append(*run, event_type::step_failed, {{"step", step_index}, {"reason", "approval_rejected"}}, now);
             }
             transitions::finish_run(w, *run, run_status::failed, run_reason::approval_rejected,
                                     "approval of step " + std::to_string(step_index) + " rejected by " + options.who,

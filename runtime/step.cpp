@@ -167,31 +167,18 @@ result<step_record> finish_call(gate& g, session& s, std::uint64_t index, std::u
             return step;
         }
         run.updated_ms = now;
-        step.finished_ms = now;
         if (out.kind == call_outcome::ok) {
-            step.status = step_status::done;
-            step.observation = out.observation;
             run.failed_streak = 0;
-            w.append(
-                run, event_type::step_tool_finished,
-                {{"step", index}, {"attempt", attempt}, {"ok", true}, {"observation", sha256_hex(out.observation)}},
-                now);
+            transitions::finish_tool_call(w, run, step, out.observation, now);
             if (tool.terminal)
                 transitions::finish_run(w, run, run_status::completed, run_reason::goal_completed,
                                         "terminal tool " + tool.name + " succeeded", now);
         } else if (out.kind == call_outcome::failed) {
-            step.status = step_status::failed;
-            step.observation = out.observation;
-            step.error = out.error;
             ++run.failed_streak;
-            w.append(run, event_type::step_tool_finished, {{"step", index}, {"attempt", attempt}, {"ok", false}}, now);
-            w.append(run, event_type::step_failed, {{"step", index}, {"reason", "tool_error"}, {"error", out.error}},
-                     now);
+            transitions::fail_tool_call(w, run, step, out.observation, out.error, now);
         } else if (tool.effect == side_effect::read_only) {
-            step.status = step_status::failed;
-            step.error = out.error;
             ++run.failed_streak;
-            w.append(run, event_type::step_failed, {{"step", index}, {"reason", "timeout"}, {"error", out.error}}, now);
+            transitions::time_out_read_only(w, run, step, out.error, now);
         } else {
             // A thread cannot be killed: the effect of an overrun call may still happen.
             step.error = out.error;
@@ -347,18 +334,12 @@ result<step_record> session::propose(decision const& d) {
             step.arguments = d.arguments;
             step.ignored_calls = d.ignored_calls;
             w.append(run, event_type::step_decided, {{"step", index}, {"decision", step.decision}}, now);
-            auto fail_step = [&](std::string reason, std::string message, std::string observation) {
-                step.status = step_status::failed;
-                step.error = std::move(message);
+            auto fail_step = [&](std::string_view reason, std::string message, std::string observation) {
                 step.observation = std::move(observation);
-                step.finished_ms = now;
-                w.append(run, event_type::step_failed, {{"step", index}, {"reason", reason}, {"error", step.error}},
-                         now);
+                transitions::fail_step(w, run, step, reason, std::move(message), now);
             };
             if (d.kind == decision_kind::complete) {
-                step.status = step_status::done;
-                step.observation = json_string_literal(d.summary);
-                step.finished_ms = now;
+                transitions::complete_by_decision(w, run, step, json_string_literal(d.summary), now);
                 transitions::finish_run(w, run, run_status::completed, run_reason::goal_completed, d.summary, now);
             } else if (d.kind == decision_kind::fail) {
                 fail_step("agent_failed", d.summary, json_string_literal(d.summary));
@@ -388,10 +369,7 @@ result<step_record> session::propose(decision const& d) {
                           {"approvals_seen", step.policy->approvals_seen}},
                          now);
                 if (v.outcome == outcome::allow) {
-                    step.status = step_status::executing;
-                    step.attempt = 1;
-                    w.append(run, event_type::step_tool_started, {{"step", index}, {"tool", step.tool}, {"attempt", 1}},
-                             now);
+                    transitions::start_tool_call(w, run, step, {}, now);
                 } else if (v.outcome == outcome::deny) {
                     fail_step("denied", v.reason, canonical_json(boost::json::object{{"denied", v.reason}}));
                     ++run.failed_streak;
@@ -399,12 +377,7 @@ result<step_record> session::propose(decision const& d) {
                     fail_step("policy_abort", v.reason, "");
                     transitions::finish_run(w, run, run_status::failed, run_reason::policy_abort, v.reason, now);
                 } else {
-                    step.status = step_status::awaiting_approval;
-                    w.put(step);
-                    transitions::request_approval(w, run, step, tool->spec(), v, now);
-                    run.status = run_status::waiting_for_approval;
-                    leases::pause_active(run, now);
-                    run.lease = {};
+                    transitions::ask_approval(w, run, step, tool->spec(), v, now);
                 }
             }
             w.put(step);
@@ -438,12 +411,8 @@ result<void> session::fail(std::string message) {
             return held;
         if (open_) {
             auto step = w.step(run_id_, *open_).value();
-            step.status = step_status::failed;
-            step.error = message;
-            step.finished_ms = now;
+            transitions::fail_step(w, run, step, "internal_error", message, now);
             w.put(step);
-            w.append(run, event_type::step_failed,
-                     {{"step", step.index}, {"reason", "internal_error"}, {"error", message}}, now);
         }
         // An allowed call not executed, or one whose outcome was never recorded, ends with the run as
         // a cancel ends it: a finished run leaves no step executing.
