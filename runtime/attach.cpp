@@ -53,10 +53,10 @@ bool orphaned(step_record const& step) {
 } // namespace
 
 result<session> gate::attach(std::string_view run_id) {
-    std::string owner = leases::host_name() + "/" + std::to_string(store_->process_id()) + "/" + random_id();
+    std::string owner = leases::new_owner(*store_);
     leases::live_claim claim(owner);
     std::int64_t now = options_.clocks.record(), lease_now = options_.clocks.lease();
-    lease_record mine{owner, leases::host_name(), store_->process_id(), lease_now + options_.lease_duration.count()};
+    lease_record mine = leases::lease_for(*store_, owner, lease_now, options_.lease_duration);
 
     auto planned = store_->write([&](store_writer& w) -> result<attach_plan> {
         auto run = w.run(run_id);
@@ -71,11 +71,10 @@ result<session> gate::attach(std::string_view run_id) {
             if (alive && !expired)
                 return err(errc::lease_held, "run " + run->id + " is held by " + format_holder(run->lease) +
                                                  "; resume it after that, or stop its holder");
-            w.append(*run, event_type::lease_taken_over, {{"why", alive ? "expired" : "holder_dead"}}, now);
+            leases::take_over(w, *run, alive, now);
             for (auto& step : w.steps(run->id))
                 if (orphaned(step))
                     interrupt_orphan(w, *run, step, *tools_, now);
-            run->lease = {};
         }
         attach_plan plan;
         if (run->status == run_status::waiting_for_approval) {
@@ -100,9 +99,8 @@ result<session> gate::attach(std::string_view run_id) {
             w.put(*run);
             return plan;
         }
-        run->lease = mine;
+        leases::take(*run, mine, now);
         run->updated_ms = now;
-        leases::start_active(*run, now);
         w.append(*run, event_type::run_resumed, {}, now);
         // Left by a session that released the run (a step opened, or a tool started whose outcome was
         // never recorded: the lease had lapsed, or recording it failed).
@@ -163,8 +161,7 @@ result<void> gate::resume_grant(session& s, step_record const& step, approval_re
         allowed = v.outcome == outcome::allow || (v.outcome == outcome::require_approval && !grant_expired &&
                                                   gate_detail::requested_hash(step, tool->spec(), v) == granted.hash);
     }
-    lease_record mine{s.owner(), leases::host_name(), store_->process_id(),
-                      lease_now + options_.lease_duration.count()};
+    lease_record mine = leases::lease_for(*store_, s.owner(), lease_now, options_.lease_duration);
 
     auto done = store_->write(
         [&](store_writer& w) -> result<bool> {

@@ -25,26 +25,9 @@ bool valid_run_id(std::string_view id) {
     return true;
 }
 
-std::string new_owner(store const& s) {
-    return leases::host_name() + "/" + std::to_string(s.process_id()) + "/" + random_id();
-}
-
 } // namespace
 
 namespace gate_detail {
-
-result<void> hold(run_record& run, std::string const& owner, std::int64_t lease_now, std::chrono::milliseconds span) {
-    if (run.lease.owner != owner)
-        return err(errc::conflict, "this session no longer holds run " + run.id +
-                                       (run.lease.owner.empty() ? std::string(": its lease was released")
-                                                                : ": it is now held by " + run.lease.owner));
-    if (lease_now >= run.lease.expiry_ms)
-        return err(errc::conflict, "the lease on run " + run.id + " lapsed at " + std::to_string(run.lease.expiry_ms) +
-                                       " (lease clock now " + std::to_string(lease_now) +
-                                       "): no further tool or model call; attach again");
-    run.lease.expiry_ms = lease_now + span.count();
-    return {};
-}
 
 std::string requested_hash(step_record const& step, boost::json::object const& spec, verdict const& v) {
     approval_record a;
@@ -74,7 +57,7 @@ result<void> settle(gate& g, session& s, step_record step) {
     std::int64_t now = options.clocks.record(), lease_now = options.clocks.lease();
     return g.storage().write([&](store_writer& w) -> result<void> {
         auto run = w.run(s.run_id()).value();
-        if (auto held = hold(run, s.owner(), lease_now, options.lease_duration); !held)
+        if (auto held = leases::hold(run, s.owner(), lease_now, options.lease_duration); !held)
             return held;
         auto current = w.step(step.run_id, step.index).value();
         if (current.status != step_status::interrupted || !current.resolution.empty())
@@ -182,9 +165,8 @@ result<void> session::release() {
         auto run = w.run(run_id_);
         if (!run || run->lease.owner != owner_)
             return false;
-        run->lease = {};
+        leases::release(*run, now);
         run->updated_ms = now;
-        leases::pause_active(*run, now);
         w.put(*run);
         return true;
     });
@@ -231,7 +213,7 @@ result<session> gate::begin(std::string goal, std::string run_id) {
         run_id = options_.ids();
     if (!valid_run_id(run_id))
         return err(errc::refused, "run id '" + run_id + "' must be 1 to 128 characters of [A-Za-z0-9_.:-]");
-    std::string owner = new_owner(*store_);
+    std::string owner = leases::new_owner(*store_);
     leases::live_claim claim(owner);
     std::int64_t now = options_.clocks.record(), lease_now = options_.clocks.lease();
     auto made = store_->write([&](store_writer& w) -> result<void> {
@@ -242,8 +224,7 @@ result<session> gate::begin(std::string goal, std::string run_id) {
         run.goal = goal;
         run.created_ms = run.updated_ms = now;
         run.policy = policy_->identity();
-        run.lease = {owner, leases::host_name(), store_->process_id(), lease_now + options_.lease_duration.count()};
-        leases::start_active(run, now);
+        leases::take(run, leases::lease_for(*store_, owner, lease_now, options_.lease_duration), now);
         w.append(run, event_type::run_created, {{"goal", goal}, {"policy", policy_->identity()}}, now);
         w.append(run, event_type::run_started, {}, now);
         w.put(run);

@@ -112,9 +112,6 @@ struct gate::impl {
 
 namespace gate_detail {
 
-// Checks that `owner` still holds `run` under the lease clock, and renews the lease.
-result<void> hold(run_record& run, std::string const& owner, std::int64_t lease_now, std::chrono::milliseconds span);
-
 // Settles an interrupted side-effecting step: the reconcile hook's answer, or an approval of kind
 // interrupted_side_effect. The session holds the run's lease.
 result<void> settle(gate& g, session& s, step_record step);

@@ -1,5 +1,9 @@
 #include "lease.hpp"
 
+#include "errors.hpp"
+
+#include <agentrt/runtime/clock.hpp>
+
 #include <mutex>
 #include <set>
 #include <unistd.h>
@@ -38,6 +42,54 @@ bool holder_alive(store const& s, lease_record const& lease) {
     if (lease.host == host_name() && lease.pid == ::getpid())
         return live_owner(lease.owner);
     return s.holder_alive(lease);
+}
+
+std::string new_owner(store const& s) {
+    return host_name() + "/" + std::to_string(s.process_id()) + "/" + random_id();
+}
+
+lease_record lease_for(store const& s, std::string owner, std::int64_t lease_now, std::chrono::milliseconds span) {
+    return {std::move(owner), host_name(), s.process_id(), lease_now + span.count()};
+}
+
+void take(run_record& run, lease_record lease, std::int64_t now) {
+    run.lease = std::move(lease);
+    start_active(run, now);
+}
+
+void release(run_record& run, std::int64_t now) {
+    pause_active(run, now);
+    run.lease = {};
+}
+
+void take_over(store_writer& w, run_record& run, bool holder_was_alive, std::int64_t now) {
+    w.append(run, event_type::lease_taken_over, {{"why", holder_was_alive ? "expired" : "holder_dead"}}, now);
+    run.lease = {};
+}
+
+result<void> hold(run_record& run, std::string const& owner, std::int64_t lease_now, std::chrono::milliseconds span) {
+    if (run.lease.owner != owner)
+        return err(errc::conflict, "this session no longer holds run " + run.id +
+                                       (run.lease.owner.empty() ? std::string(": its lease was released")
+                                                                : ": it is now held by " + run.lease.owner));
+    if (lease_now >= run.lease.expiry_ms)
+        return err(errc::conflict, "the lease on run " + run.id + " lapsed at " + std::to_string(run.lease.expiry_ms) +
+                                       " (lease clock now " + std::to_string(lease_now) +
+                                       "): no further tool or model call; attach again");
+    run.lease.expiry_ms = lease_now + span.count();
+    return {};
+}
+
+bool renew(store& s, std::string const& run_id, std::string const& owner, std::int64_t lease_now,
+           std::chrono::milliseconds span) {
+    return s.write([&](store_writer& w) {
+        auto run = w.run(run_id);
+        if (!run || run->lease.owner != owner || lease_now >= run->lease.expiry_ms)
+            return false;
+        run->lease.expiry_ms = lease_now + span.count();
+        w.put(*run);
+        return true;
+    });
 }
 
 void start_active(run_record& run, std::int64_t now) {

@@ -9,6 +9,7 @@
 #include <agentrt/runtime/records.hpp>
 #include <agentrt/runtime/store.hpp>
 
+#include <chrono>
 #include <string>
 #include <utility>
 
@@ -42,6 +43,25 @@ private:
 
 // Whether the holder of `lease` is still alive, as far as this process and the store can tell.
 bool holder_alive(store const& s, lease_record const& lease);
+
+// A holder's name, unique to one holding ("host/pid/random"): every write under a lease compares it,
+// so a holder that lost its lease (released, taken over, lapsed) changes nothing.
+std::string new_owner(store const& s);
+lease_record lease_for(store const& s, std::string owner, std::int64_t lease_now, std::chrono::milliseconds span);
+
+// The run's lease passes to `lease`, and a stretch of active time starts.
+void take(run_record& run, lease_record lease, std::int64_t now);
+// Nobody holds the run; its active time pauses.
+void release(run_record& run, std::int64_t now);
+// The lease of a holder that died, or whose lease expired, is taken from it; lease.taken_over.
+void take_over(store_writer& w, run_record& run, bool holder_was_alive, std::int64_t now);
+
+// Checks that `owner` still holds `run` under the lease clock (the compare of every write under a
+// lease) and extends the lease; a typed error otherwise.
+result<void> hold(run_record& run, std::string const& owner, std::int64_t lease_now, std::chrono::milliseconds span);
+// Extends a lease its owner still holds, in a write of its own; false once it is lost or lapsed.
+bool renew(store& s, std::string const& run_id, std::string const& owner, std::int64_t lease_now,
+           std::chrono::milliseconds span);
 
 // Active time: a stretch starts when a session takes the run and ends when the run pauses or ends.
 void start_active(run_record& run, std::int64_t now);

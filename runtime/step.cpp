@@ -111,19 +111,6 @@ void record_late(store& s, std::string const& run_id, std::uint64_t index, std::
     }
 }
 
-// Extends a lease its owner still holds (compare-and-set); false once it is lost or lapsed.
-bool renew_lease(store& s, std::string const& run_id, std::string const& owner, std::int64_t lease_now,
-                 std::chrono::milliseconds span) {
-    return s.write([&](store_writer& w) {
-        auto run = w.run(run_id);
-        if (!run || run->lease.owner != owner || lease_now >= run->lease.expiry_ms)
-            return false;
-        run->lease.expiry_ms = lease_now + span.count();
-        w.put(*run);
-        return true;
-    });
-}
-
 struct pending_call {
     std::mutex mutex;
     std::condition_variable finished;
@@ -225,7 +212,7 @@ bool wait_renewing(gate& g, session& s, std::unique_lock<std::mutex>& lock, std:
             try {
                 // Records nothing but the new expiry.
                 holding =
-                    renew_lease(g.storage(), s.run_id(), s.owner(), options.clocks.lease(), options.lease_duration);
+                    leases::renew(g.storage(), s.run_id(), s.owner(), options.clocks.lease(), options.lease_duration);
             } catch (std::exception const&) {
                 holding = false; // best effort: recording the outcome reports a failing store
             }
@@ -273,7 +260,7 @@ result<std::optional<std::uint64_t>> session::open_step() {
         auto run = w.run(run_id_).value();
         if (run.status != run_status::running)
             return std::optional<std::uint64_t>{};
-        if (auto held = gate_detail::hold(run, owner_, lease_now, options.lease_duration); !held)
+        if (auto held = leases::hold(run, owner_, lease_now, options.lease_duration); !held)
             return held.error();
         run.updated_ms = now;
         auto index = gate_detail::open_next(w, run, options.limits, now);
@@ -321,7 +308,7 @@ result<step_record> session::propose(decision const& d) {
     auto proposed = gate_->store_->write(
         [&](store_writer& w) -> result<step_record> {
             auto run = w.run(run_id_).value();
-            if (auto held = gate_detail::hold(run, owner_, lease_now, options.lease_duration); !held)
+            if (auto held = leases::hold(run, owner_, lease_now, options.lease_duration); !held)
                 return held.error();
             auto step = w.step(run_id_, index).value();
             if (step.status != step_status::deciding)
@@ -407,7 +394,7 @@ result<void> session::fail(std::string message) {
     std::int64_t now = options.clocks.record(), lease_now = options.clocks.lease();
     auto failed = gate_->store_->write([&](store_writer& w) -> result<void> {
         auto run = w.run(run_id_).value();
-        if (auto held = gate_detail::hold(run, owner_, lease_now, options.lease_duration); !held)
+        if (auto held = leases::hold(run, owner_, lease_now, options.lease_duration); !held)
             return held;
         if (open_) {
             auto step = w.step(run_id_, *open_).value();
@@ -443,7 +430,7 @@ result<step_record> session::execute() {
         return std::pair{r.run(run_id_).value(), r.step(run_id_, index).value()};
     });
     auto const lease_left = std::chrono::milliseconds(run.lease.expiry_ms - lease_now);
-    if (auto held = gate_detail::hold(run, owner_, lease_now, options.lease_duration); !held)
+    if (auto held = leases::hold(run, owner_, lease_now, options.lease_duration); !held)
         return held.error(); // a lapsed lease starts no side effect
     if (step.status != step_status::executing)
         return err(errc::conflict, "step " + step.id() + " is no longer executing");

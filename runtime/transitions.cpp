@@ -112,10 +112,9 @@ std::string machines_as_markdown() {
 void finish_run(store_writer& w, run_record& run, run_status status, std::string_view reason, std::string message,
                 std::int64_t now) {
     move(run, status, "finish_run");
-    leases::pause_active(run, now);
+    leases::release(run, now);
     run.reason = reason;
     run.message = std::move(message);
-    run.lease = {};
     run.updated_ms = now;
     for (auto& a : w.approvals(run.id))
         if (a.status == approval_status::pending) {
@@ -133,8 +132,7 @@ approval_record ask_approval(store_writer& w, run_record& run, step_record& step
     w.put(step);
     auto a = request_approval(w, run, step, tool_spec, v, now);
     move(run, run_status::waiting_for_approval, "ask_approval");
-    leases::pause_active(run, now);
-    run.lease = {};
+    leases::release(run, now);
     return a;
 }
 
@@ -147,16 +145,14 @@ approval_record ask_about_interruption(store_writer& w, run_record& run, step_re
     w.put(step);
     auto a = request_approval(w, run, step, tool_spec, v, now);
     move(run, run_status::waiting_for_approval, "ask_about_interruption");
-    leases::pause_active(run, now);
-    run.lease = {};
+    leases::release(run, now);
     return a;
 }
 
 void resume_granted(store_writer& w, run_record& run, lease_record lease, std::uint64_t step, std::string_view hash,
                     std::int64_t now) {
     move(run, run_status::running, "resume_granted");
-    run.lease = std::move(lease);
-    leases::start_active(run, now);
+    leases::take(run, std::move(lease), now);
     run.updated_ms = now;
     w.append(run, event_type::run_resumed, {{"step", step}, {"approval", hash}}, now);
 }
