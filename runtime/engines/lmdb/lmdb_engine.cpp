@@ -1,5 +1,7 @@
 #include "lmdb_engine.hpp"
 
+#include "environment.hpp"
+
 #include "errors.hpp"
 #include "keys.hpp"
 #include "lmdb.hpp"
@@ -25,14 +27,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-namespace agentrt {
-namespace {
-
-namespace fs = std::filesystem;
-
-// LMDB forbids opening one environment twice in a process; a forked child may open its own.
-std::mutex open_paths_mutex;
-std::set<std::pair<pid_t, std::string>> open_paths;
+namespace agentrt::lmdb_detail {
 
 // Counts forks, in the child: LMDB allows an environment only in the process that opened it (a child
 // would share the parent's reader slots and its lock on owners.lock), so a store remembers the count
@@ -44,6 +39,16 @@ std::uint64_t fork_count() {
     return forks.load(std::memory_order_relaxed);
 }
 
+error store_error(std::string message) {
+    return err(errc::store_failed, std::move(message));
+}
+
+namespace {
+
+// LMDB forbids opening one environment twice in a process; a forked child may open its own.
+std::mutex open_paths_mutex;
+std::set<std::pair<pid_t, std::string>> open_paths;
+
 // power_loss: each commit syncs its data pages before it writes its meta page, so the file is intact
 // after a power failure. process_crash: no syncs.
 //
@@ -53,10 +58,6 @@ std::uint64_t fork_count() {
 // lost), and a full disk becomes SIGBUS on a sparse page instead of a failed commit.
 unsigned durability_flags(durability level) {
     return level == durability::power_loss ? MDB_NOMETASYNC : MDB_NOSYNC;
-}
-
-error store_error(std::string message) {
-    return err(errc::store_failed, std::move(message));
 }
 
 // Refuses a store file that group or others can write: anyone who can write it can forge history.
@@ -73,15 +74,6 @@ result<void> check_permissions(fs::path const& file) {
     return {};
 }
 
-// Parses a stored record and converts it while the parsed value lives in a stack buffer: records are
-// small, and most of a parse's cost was allocation.
-template <class Record>
-Record parse_record(std::string_view text, Record (*from)(boost::json::value const&)) {
-    unsigned char buffer[4096];
-    boost::json::monotonic_resource memory(buffer, sizeof buffer);
-    return from(parse_record_text(text, &memory));
-}
-
 // The host a lease names: a process of another host cannot be seen from here.
 std::string const& host_name() {
     static std::string const name = [] {
@@ -92,52 +84,15 @@ std::string const& host_name() {
     return name;
 }
 
-class lmdb_engine final : public engine {
-public:
-    ~lmdb_engine() override {
-        if (owner_fd >= 0)
-            ::close(owner_fd);
-        std::lock_guard lock(open_paths_mutex);
-        open_paths.erase({::getpid(), registered});
-    }
+} // namespace
 
-    std::string const& location() const noexcept override { return where; }
-    agentrt::durability durability() const noexcept override { return options.durability; }
-    void read(std::function<void(store_reader const&)> const& work) const override;
-    void write(std::function<void(engine_writer&)> const& work, bool flush) override;
-    std::int64_t process_id() const noexcept override { return ::getpid(); }
-    bool holder_alive(lease_record const& lease) const override;
-    result<void> backup(fs::path const& destination) const override;
-    store_stats stats() const override {
-        std::shared_lock lock(grow);
-        return {commits.load(), syncs.load(), grows.load(), map_bytes};
-    }
+lmdb_engine::~lmdb_engine() {
+    if (owner_fd >= 0)
+        ::close(owner_fd);
+    std::lock_guard lock(open_paths_mutex);
+    open_paths.erase({::getpid(), registered});
+}
 
-    void refuse_in_forked_child() const {
-        if (fork_count() != opened_after_forks)
-            throw exception(err(errc::refused, "store " + path.string() +
-                                                   " was opened before this process was forked; LMDB allows a "
-                                                   "store only in the process that opened it: open it again here"));
-    }
-
-    fs::path path;
-    std::string where;
-    store_options options;
-    lmdb::env env;
-    mutable lmdb::reader_pool readers{env.get()}; // after env: its transactions end before the environment
-    MDB_dbi runs = 0, run_order = 0, steps = 0, approvals = 0, events = 0, tool_specs = 0, model_calls = 0, meta = 0;
-    mutable std::shared_mutex grow; // a map may only grow while this process has no transaction open
-    std::atomic<std::uint64_t> commits{0}, syncs{0}, grows{0};
-    mutable std::size_t map_bytes = 0;          // under `grow`
-    mutable record_cache<run_record> run_cache; // thread-safe; see record_cache.hpp
-    mutable record_cache<step_record> step_cache;
-    int owner_fd = -1;
-    std::string registered;
-    std::uint64_t opened_after_forks = fork_count();
-};
-
-// Adopts the map size another process grew to. The exclusive lock: no transaction of this process
-// may be open while the map moves.
 void adopt_grown_map(lmdb_engine const& s) {
     std::unique_lock lock(s.grow);
     lmdb::check(mdb_env_set_mapsize(s.env.get(), 0), "mdb_env_set_mapsize");
@@ -146,156 +101,7 @@ void adopt_grown_map(lmdb_engine const& s) {
     s.map_bytes = info.me_mapsize;
 }
 
-class reader_impl : public virtual store_reader {
-public:
-    reader_impl(lmdb_engine const& s, MDB_txn* t) : s_(s), t_(t) {}
-
-    std::optional<run_record> run(std::string_view id) const override {
-        auto v = lmdb::find(t_, s_.runs, id);
-        if (!v)
-            return std::nullopt;
-        if (auto cached = s_.run_cache.find(id, *v))
-            return cached;
-        auto r = parse_record(*v, run_from_json);
-        s_.run_cache.remember(id, *v, r);
-        return r;
-    }
-
-    std::vector<run_record> runs_before(std::uint64_t before_order, std::size_t limit) const override {
-        std::vector<run_record> out;
-        lmdb::cursor c(t_, s_.run_order);
-        MDB_val k{}, v{};
-        bool at;
-        if (before_order == 0)
-            at = c.last(k, v);
-        else if (c.seek(lmdb::big_endian(before_order), k, v))
-            at = c.prev(k, v); // the run of that order may be gone: the newest older one
-        else
-            at = c.last(k, v); // every run is older
-        for (; at && out.size() < limit; at = c.prev(k, v))
-            if (auto r = run(lmdb::view(v)))
-                out.push_back(std::move(*r));
-        return out;
-    }
-
-    std::optional<step_record> step(std::string_view run_id, std::uint64_t index) const override {
-        auto key = keys::step(run_id, index);
-        auto v = lmdb::find(t_, s_.steps, key);
-        if (!v)
-            return std::nullopt;
-        if (auto cached = s_.step_cache.find(key, *v))
-            return cached;
-        auto r = parse_record(*v, step_from_json);
-        s_.step_cache.remember(key, *v, r);
-        return r;
-    }
-
-    std::vector<step_record> steps(std::string_view run_id) const override {
-        return scan(s_.steps, run_id, step_from_json);
-    }
-    std::vector<approval_record> approvals(std::string_view run_id) const override {
-        return scan(s_.approvals, run_id, approval_from_json);
-    }
-    std::vector<event_record> events(std::string_view run_id) const override {
-        return scan(s_.events, run_id, event_from_json);
-    }
-
-    std::vector<model_call_record> model_calls(std::string_view run_id) const override {
-        return scan(s_.model_calls, run_id, model_call_from_json);
-    }
-
-    std::optional<std::string> meta(std::string_view key) const override {
-        std::string v;
-        if (!lmdb::get(t_, s_.meta, key, v))
-            return std::nullopt;
-        return v;
-    }
-    std::optional<std::string> tool_spec(std::string_view hash) const override {
-        std::string v;
-        if (!lmdb::get(t_, s_.tool_specs, hash, v))
-            return std::nullopt;
-        return v;
-    }
-
-protected:
-    template <class R>
-    std::vector<R> scan(MDB_dbi dbi, std::string_view run_id, R (*from)(boost::json::value const&)) const {
-        std::vector<R> out;
-        std::string prefix = keys::run_prefix(run_id);
-        lmdb::cursor c(t_, dbi);
-        MDB_val k{}, v{};
-        for (bool at = c.seek(prefix, k, v); at && lmdb::view(k).starts_with(prefix); at = c.next(k, v))
-            out.push_back(parse_record(lmdb::view(v), from));
-        return out;
-    }
-
-    lmdb_engine const& s_;
-    MDB_txn* t_;
-};
-
-class writer_impl final : public reader_impl, public engine_writer {
-public:
-    writer_impl(lmdb_engine const& s, MDB_txn* t) : reader_impl(s, t) {}
-
-    void put(run_record& run) override {
-        std::string existing;
-        if (!lmdb::get(t_, s_.runs, run.id, existing)) {
-            auto next = meta("run_order_next");
-            run.order = next ? std::stoull(*next) : 1;
-            put_meta("run_order_next", std::to_string(run.order + 1));
-            lmdb::put(t_, s_.run_order, lmdb::big_endian(run.order), run.id);
-        }
-        auto text = record_text::of(run);
-        lmdb::put(t_, s_.runs, run.id, text);
-        s_.run_cache.remember_written(run.id, text, run);
-    }
-    void put(step_record const& step) override {
-        auto key = keys::step(step.run_id, step.index);
-        auto text = record_text::of(step);
-        lmdb::put(t_, s_.steps, key, text);
-        s_.step_cache.remember_written(key, text, step);
-    }
-    void put(approval_record const& a) override {
-        lmdb::put(t_, s_.approvals, keys::approval(a.run_id, a.step_index, a.seq), boost::json::serialize(to_json(a)));
-    }
-    void put(model_call_record const& m) override {
-        lmdb::put(t_, s_.model_calls, keys::event(m.run_id, m.seq), boost::json::serialize(to_json(m)));
-    }
-    void put(event_record const& e) override {
-        lmdb::put(t_, s_.events, keys::event(e.run_id, e.seq), record_text::of(e));
-    }
-    void put_meta(std::string_view key, std::string_view value) override { lmdb::put(t_, s_.meta, key, value); }
-    void put_tool_spec(std::string_view hash, std::string_view spec) override {
-        // Content-addressed and written by every allowed step: rewriting the same bytes would still
-        // copy a page of the tree in each commit.
-        if (lmdb::find(t_, s_.tool_specs, hash) != spec)
-            lmdb::put(t_, s_.tool_specs, hash, spec);
-    }
-
-    bool erase_run(std::string_view run_id) override {
-        auto existing = run(run_id);
-        if (!existing)
-            return false;
-        lmdb::del(t_, s_.run_order, lmdb::big_endian(existing->order));
-        lmdb::del(t_, s_.runs, run_id);
-        for (MDB_dbi dbi : {s_.steps, s_.approvals, s_.events, s_.model_calls})
-            erase_prefix(dbi, keys::run_prefix(run_id));
-        return true;
-    }
-
-private:
-    void erase_prefix(MDB_dbi dbi, std::string const& prefix) {
-        std::vector<std::string> doomed;
-        {
-            lmdb::cursor c(t_, dbi);
-            MDB_val k{}, v{};
-            for (bool at = c.seek(prefix, k, v); at && lmdb::view(k).starts_with(prefix); at = c.next(k, v))
-                doomed.emplace_back(lmdb::view(k));
-        }
-        for (auto const& key : doomed)
-            lmdb::del(t_, dbi, key);
-    }
-};
+namespace {
 
 void open_databases(lmdb_engine& s, bool create) {
     lmdb::txn t(s.env.get(), false);
@@ -363,7 +169,81 @@ result<void> take_owner_lock(lmdb_engine& s) {
 
 } // namespace
 
-namespace engines {
+result<void> lmdb_engine::backup(std::filesystem::path const& destination) const {
+    try {
+        refuse_in_forked_child();
+    } catch (exception const& e) {
+        return e.error();
+    }
+    std::error_code ec;
+    if (fs::exists(destination / "data.mdb", ec))
+        return store_error("backup destination " + destination.string() +
+                           " already holds a store; choose a new directory");
+    if (fs::exists(destination, ec) && !fs::is_empty(destination, ec))
+        return store_error("backup destination " + destination.string() + " is not empty; choose a new directory");
+    if (::mkdir(destination.c_str(), 0700) != 0 && errno != EEXIST)
+        return store_error("cannot create backup directory " + destination.string() + ": " + std::strerror(errno));
+    if (::chmod(destination.c_str(), 0700) != 0)
+        return store_error("cannot make backup directory " + destination.string() +
+                           " owner-only: " + std::strerror(errno));
+    fs::path file = destination / "data.mdb";
+    int fd = ::open(file.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+    if (fd < 0)
+        return store_error("cannot create " + file.string() + ": " + std::strerror(errno));
+    int rc = MDB_SUCCESS;
+    for (;;) {
+        {
+            std::shared_lock lock(grow);
+            rc = mdb_env_copyfd2(env.get(), fd, MDB_CP_COMPACT);
+        }
+        if (rc != MDB_MAP_RESIZED)
+            break;
+        try {
+            adopt_grown_map(*this); // another process grew the map: begin the copy again
+        } catch (exception const& e) {
+            ::close(fd);
+            fs::remove(file, ec);
+            return e.error();
+        }
+        if (::ftruncate(fd, 0) != 0 || ::lseek(fd, 0, SEEK_SET) != 0) {
+            rc = errno;
+            break;
+        }
+    }
+    if (rc == MDB_SUCCESS && ::fsync(fd) != 0)
+        rc = errno;
+    ::close(fd);
+    if (rc != MDB_SUCCESS) {
+        fs::remove(file, ec);
+        return store_error("backup of " + path.string() + " to " + destination.string() +
+                           " failed: " + mdb_strerror(rc));
+    }
+    return {};
+}
+
+bool lmdb_engine::holder_alive(lease_record const& lease) const {
+    refuse_in_forked_child();
+    if (lease.owner.empty())
+        return false;
+    if (lease.host != host_name())
+        return true; // another host's process cannot be seen from here: only expiry frees it
+    if (lease.pid == ::getpid())
+        return true; // which of this process's sessions live is the runtime's to say
+    struct flock lock {};
+    lock.l_type = F_WRLCK;
+    lock.l_whence = SEEK_SET;
+    lock.l_start = static_cast<off_t>(lease.pid);
+    lock.l_len = 1;
+    if (::fcntl(owner_fd, F_OFD_GETLK, &lock) != 0)
+        return true; // cannot tell: treat as alive, the lease expiry still applies
+    return lock.l_type != F_UNLCK;
+}
+
+} // namespace agentrt::lmdb_detail
+
+namespace agentrt::engines {
+
+using namespace lmdb_detail;
 
 result<std::shared_ptr<engine>> open_lmdb(std::filesystem::path const& path, store_options const& options) {
     auto s = std::make_shared<lmdb_engine>();
@@ -423,133 +303,4 @@ result<std::shared_ptr<engine>> open_lmdb(std::filesystem::path const& path, sto
     return std::shared_ptr<engine>(std::move(s));
 }
 
-} // namespace engines
-
-namespace {
-
-result<void> lmdb_engine::backup(std::filesystem::path const& destination) const {
-    try {
-        refuse_in_forked_child();
-    } catch (exception const& e) {
-        return e.error();
-    }
-    std::error_code ec;
-    if (fs::exists(destination / "data.mdb", ec))
-        return store_error("backup destination " + destination.string() +
-                           " already holds a store; choose a new directory");
-    if (fs::exists(destination, ec) && !fs::is_empty(destination, ec))
-        return store_error("backup destination " + destination.string() + " is not empty; choose a new directory");
-    if (::mkdir(destination.c_str(), 0700) != 0 && errno != EEXIST)
-        return store_error("cannot create backup directory " + destination.string() + ": " + std::strerror(errno));
-    if (::chmod(destination.c_str(), 0700) != 0)
-        return store_error("cannot make backup directory " + destination.string() +
-                           " owner-only: " + std::strerror(errno));
-    fs::path file = destination / "data.mdb";
-    int fd = ::open(file.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
-    if (fd < 0)
-        return store_error("cannot create " + file.string() + ": " + std::strerror(errno));
-    int rc = MDB_SUCCESS;
-    for (;;) {
-        {
-            std::shared_lock lock(grow);
-            rc = mdb_env_copyfd2(env.get(), fd, MDB_CP_COMPACT);
-        }
-        if (rc != MDB_MAP_RESIZED)
-            break;
-        try {
-            adopt_grown_map(*this); // another process grew the map: begin the copy again
-        } catch (exception const& e) {
-            ::close(fd);
-            fs::remove(file, ec);
-            return e.error();
-        }
-        if (::ftruncate(fd, 0) != 0 || ::lseek(fd, 0, SEEK_SET) != 0) {
-            rc = errno;
-            break;
-        }
-    }
-    if (rc == MDB_SUCCESS && ::fsync(fd) != 0)
-        rc = errno;
-    ::close(fd);
-    if (rc != MDB_SUCCESS) {
-        fs::remove(file, ec);
-        return store_error("backup of " + path.string() + " to " + destination.string() +
-                           " failed: " + mdb_strerror(rc));
-    }
-    return {};
-}
-
-void lmdb_engine::read(std::function<void(store_reader const&)> const& work) const {
-    refuse_in_forked_child();
-    for (;;) {
-        std::shared_lock lock(grow);
-        std::optional<lmdb::reader_pool::read> t;
-        try {
-            t.emplace(readers);
-        } catch (lmdb::map_resized const&) {
-            lock.unlock();
-            adopt_grown_map(*this);
-            continue; // nothing of the work has run
-        }
-        reader_impl r(*this, t->get());
-        work(r);
-        return;
-    }
-}
-
-void lmdb_engine::write(std::function<void(engine_writer&)> const& work, bool flush) {
-    refuse_in_forked_child();
-    for (;;) {
-        try {
-            std::shared_lock lock(grow);
-            lmdb::txn t(env.get(), false);
-            writer_impl w(*this, t.get());
-            work(w);
-            t.commit();
-            ++commits;
-            if (options.durability == durability::power_loss) {
-                ++syncs; // MDB_NOMETASYNC: the commit synced its data pages
-                if (flush) {
-                    lmdb::check(mdb_env_sync(env.get(), 1), "mdb_env_sync");
-                    ++syncs;
-                }
-            }
-            return;
-        } catch (lmdb::map_resized const&) {
-            adopt_grown_map(*this);
-        } catch (lmdb::map_full const&) {
-            std::unique_lock lock(grow);
-            if (map_bytes >= options.lmdb.max_map_bytes)
-                throw exception(store_error("store " + path.string() + " is full at its maximum map size of " +
-                                            std::to_string(options.lmdb.max_map_bytes) +
-                                            " bytes; the transaction was not written"));
-            std::size_t bigger = std::min(map_bytes * 2, options.lmdb.max_map_bytes);
-            lmdb::check(mdb_env_set_mapsize(env.get(), bigger), "mdb_env_set_mapsize");
-            MDB_envinfo info{};
-            mdb_env_info(env.get(), &info);
-            map_bytes = info.me_mapsize;
-            ++grows;
-        }
-    }
-}
-
-bool lmdb_engine::holder_alive(lease_record const& lease) const {
-    refuse_in_forked_child();
-    if (lease.owner.empty())
-        return false;
-    if (lease.host != host_name())
-        return true; // another host's process cannot be seen from here: only expiry frees it
-    if (lease.pid == ::getpid())
-        return true; // which of this process's sessions live is the runtime's to say
-    struct flock lock {};
-    lock.l_type = F_WRLCK;
-    lock.l_whence = SEEK_SET;
-    lock.l_start = static_cast<off_t>(lease.pid);
-    lock.l_len = 1;
-    if (::fcntl(owner_fd, F_OFD_GETLK, &lock) != 0)
-        return true; // cannot tell: treat as alive, the lease expiry still applies
-    return lock.l_type != F_UNLCK;
-}
-
-} // namespace
-} // namespace agentrt
+} // namespace agentrt::engines

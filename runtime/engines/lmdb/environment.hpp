@@ -1,0 +1,68 @@
+// The LMDB engine's environment, shared by its files. Internal to runtime/engines/lmdb.
+#pragma once
+
+#include "errors.hpp"
+#include "lmdb.hpp"
+#include "record_cache.hpp"
+
+#include <agentrt/runtime/engine.hpp>
+#include <agentrt/runtime/store.hpp>
+
+#include <atomic>
+#include <cstdint>
+#include <filesystem>
+#include <shared_mutex>
+#include <string>
+
+namespace agentrt::lmdb_detail {
+
+namespace fs = std::filesystem;
+
+// How many times this process was forked, as its child counts them.
+std::uint64_t fork_count();
+error store_error(std::string message);
+
+class lmdb_engine final : public engine {
+public:
+    ~lmdb_engine() override;
+
+    std::string const& location() const noexcept override { return where; }
+    agentrt::durability durability() const noexcept override { return options.durability; }
+    void read(std::function<void(store_reader const&)> const& work) const override;
+    void write(std::function<void(engine_writer&)> const& work, bool flush) override;
+    std::int64_t process_id() const noexcept override { return ::getpid(); }
+    bool holder_alive(lease_record const& lease) const override;
+    result<void> backup(fs::path const& destination) const override;
+    store_stats stats() const override {
+        std::shared_lock lock(grow);
+        return {commits.load(), syncs.load(), grows.load(), map_bytes};
+    }
+
+    void refuse_in_forked_child() const {
+        if (fork_count() != opened_after_forks)
+            throw exception(err(errc::refused, "store " + path.string() +
+                                                   " was opened before this process was forked; LMDB allows a "
+                                                   "store only in the process that opened it: open it again here"));
+    }
+
+    fs::path path;
+    std::string where;
+    store_options options;
+    lmdb::env env;
+    mutable lmdb::reader_pool readers{env.get()}; // after env: its transactions end before the environment
+    MDB_dbi runs = 0, run_order = 0, steps = 0, approvals = 0, events = 0, tool_specs = 0, model_calls = 0, meta = 0;
+    mutable std::shared_mutex grow; // a map may only grow while this process has no transaction open
+    std::atomic<std::uint64_t> commits{0}, syncs{0}, grows{0};
+    mutable std::size_t map_bytes = 0;          // under `grow`
+    mutable record_cache<run_record> run_cache; // thread-safe; see record_cache.hpp
+    mutable record_cache<step_record> step_cache;
+    int owner_fd = -1;
+    std::string registered;
+    std::uint64_t opened_after_forks = fork_count();
+};
+
+// Adopts the map size another process grew to. The exclusive lock: no transaction of this process
+// may be open while the map moves.
+void adopt_grown_map(lmdb_engine const& s);
+
+} // namespace agentrt::lmdb_detail

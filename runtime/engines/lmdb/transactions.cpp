@@ -1,0 +1,235 @@
+// The LMDB engine's transactions: records read and written in one LMDB transaction each.
+#include "environment.hpp"
+
+#include "errors.hpp"
+#include "keys.hpp"
+#include "record_text.hpp"
+
+#include <boost/json/monotonic_resource.hpp>
+#include <boost/json/parse.hpp>
+#include <boost/json/serialize.hpp>
+
+#include <mutex>
+#include <optional>
+#include <shared_mutex>
+
+namespace agentrt::lmdb_detail {
+namespace {
+
+// Parses a stored record and converts it while the parsed value lives in a stack buffer: records are
+// small, and most of a parse's cost was allocation.
+template <class Record>
+Record parse_record(std::string_view text, Record (*from)(boost::json::value const&)) {
+    unsigned char buffer[4096];
+    boost::json::monotonic_resource memory(buffer, sizeof buffer);
+    return from(parse_record_text(text, &memory));
+}
+
+class reader_impl : public virtual store_reader {
+public:
+    reader_impl(lmdb_engine const& s, MDB_txn* t) : s_(s), t_(t) {}
+
+    std::optional<run_record> run(std::string_view id) const override {
+        auto v = lmdb::find(t_, s_.runs, id);
+        if (!v)
+            return std::nullopt;
+        if (auto cached = s_.run_cache.find(id, *v))
+            return cached;
+        auto r = parse_record(*v, run_from_json);
+        s_.run_cache.remember(id, *v, r);
+        return r;
+    }
+
+    std::vector<run_record> runs_before(std::uint64_t before_order, std::size_t limit) const override {
+        std::vector<run_record> out;
+        lmdb::cursor c(t_, s_.run_order);
+        MDB_val k{}, v{};
+        bool at;
+        if (before_order == 0)
+            at = c.last(k, v);
+        else if (c.seek(lmdb::big_endian(before_order), k, v))
+            at = c.prev(k, v); // the run of that order may be gone: the newest older one
+        else
+            at = c.last(k, v); // every run is older
+        for (; at && out.size() < limit; at = c.prev(k, v))
+            if (auto r = run(lmdb::view(v)))
+                out.push_back(std::move(*r));
+        return out;
+    }
+
+    std::optional<step_record> step(std::string_view run_id, std::uint64_t index) const override {
+        auto key = keys::step(run_id, index);
+        auto v = lmdb::find(t_, s_.steps, key);
+        if (!v)
+            return std::nullopt;
+        if (auto cached = s_.step_cache.find(key, *v))
+            return cached;
+        auto r = parse_record(*v, step_from_json);
+        s_.step_cache.remember(key, *v, r);
+        return r;
+    }
+
+    std::vector<step_record> steps(std::string_view run_id) const override {
+        return scan(s_.steps, run_id, step_from_json);
+    }
+    std::vector<approval_record> approvals(std::string_view run_id) const override {
+        return scan(s_.approvals, run_id, approval_from_json);
+    }
+    std::vector<event_record> events(std::string_view run_id) const override {
+        return scan(s_.events, run_id, event_from_json);
+    }
+
+    std::vector<model_call_record> model_calls(std::string_view run_id) const override {
+        return scan(s_.model_calls, run_id, model_call_from_json);
+    }
+
+    std::optional<std::string> meta(std::string_view key) const override {
+        std::string v;
+        if (!lmdb::get(t_, s_.meta, key, v))
+            return std::nullopt;
+        return v;
+    }
+    std::optional<std::string> tool_spec(std::string_view hash) const override {
+        std::string v;
+        if (!lmdb::get(t_, s_.tool_specs, hash, v))
+            return std::nullopt;
+        return v;
+    }
+
+protected:
+    template <class R>
+    std::vector<R> scan(MDB_dbi dbi, std::string_view run_id, R (*from)(boost::json::value const&)) const {
+        std::vector<R> out;
+        std::string prefix = keys::run_prefix(run_id);
+        lmdb::cursor c(t_, dbi);
+        MDB_val k{}, v{};
+        for (bool at = c.seek(prefix, k, v); at && lmdb::view(k).starts_with(prefix); at = c.next(k, v))
+            out.push_back(parse_record(lmdb::view(v), from));
+        return out;
+    }
+
+    lmdb_engine const& s_;
+    MDB_txn* t_;
+};
+
+class writer_impl final : public reader_impl, public engine_writer {
+public:
+    writer_impl(lmdb_engine const& s, MDB_txn* t) : reader_impl(s, t) {}
+
+    void put(run_record& run) override {
+        std::string existing;
+        if (!lmdb::get(t_, s_.runs, run.id, existing)) {
+            auto next = meta("run_order_next");
+            run.order = next ? std::stoull(*next) : 1;
+            put_meta("run_order_next", std::to_string(run.order + 1));
+            lmdb::put(t_, s_.run_order, lmdb::big_endian(run.order), run.id);
+        }
+        auto text = record_text::of(run);
+        lmdb::put(t_, s_.runs, run.id, text);
+        s_.run_cache.remember_written(run.id, text, run);
+    }
+    void put(step_record const& step) override {
+        auto key = keys::step(step.run_id, step.index);
+        auto text = record_text::of(step);
+        lmdb::put(t_, s_.steps, key, text);
+        s_.step_cache.remember_written(key, text, step);
+    }
+    void put(approval_record const& a) override {
+        lmdb::put(t_, s_.approvals, keys::approval(a.run_id, a.step_index, a.seq), boost::json::serialize(to_json(a)));
+    }
+    void put(model_call_record const& m) override {
+        lmdb::put(t_, s_.model_calls, keys::event(m.run_id, m.seq), boost::json::serialize(to_json(m)));
+    }
+    void put(event_record const& e) override {
+        lmdb::put(t_, s_.events, keys::event(e.run_id, e.seq), record_text::of(e));
+    }
+    void put_meta(std::string_view key, std::string_view value) override { lmdb::put(t_, s_.meta, key, value); }
+    void put_tool_spec(std::string_view hash, std::string_view spec) override {
+        // Content-addressed and written by every allowed step: rewriting the same bytes would still
+        // copy a page of the tree in each commit.
+        if (lmdb::find(t_, s_.tool_specs, hash) != spec)
+            lmdb::put(t_, s_.tool_specs, hash, spec);
+    }
+
+    bool erase_run(std::string_view run_id) override {
+        auto existing = run(run_id);
+        if (!existing)
+            return false;
+        lmdb::del(t_, s_.run_order, lmdb::big_endian(existing->order));
+        lmdb::del(t_, s_.runs, run_id);
+        for (MDB_dbi dbi : {s_.steps, s_.approvals, s_.events, s_.model_calls})
+            erase_prefix(dbi, keys::run_prefix(run_id));
+        return true;
+    }
+
+private:
+    void erase_prefix(MDB_dbi dbi, std::string const& prefix) {
+        std::vector<std::string> doomed;
+        {
+            lmdb::cursor c(t_, dbi);
+            MDB_val k{}, v{};
+            for (bool at = c.seek(prefix, k, v); at && lmdb::view(k).starts_with(prefix); at = c.next(k, v))
+                doomed.emplace_back(lmdb::view(k));
+        }
+        for (auto const& key : doomed)
+            lmdb::del(t_, dbi, key);
+    }
+};
+
+} // namespace
+
+void lmdb_engine::read(std::function<void(store_reader const&)> const& work) const {
+    refuse_in_forked_child();
+    for (;;) {
+        std::shared_lock lock(grow);
+        std::optional<lmdb::reader_pool::read> t;
+        try {
+            t.emplace(readers);
+        } catch (lmdb::map_resized const&) {
+            lock.unlock();
+            adopt_grown_map(*this);
+            continue; // nothing of the work has run
+        }
+        reader_impl r(*this, t->get());
+        work(r);
+        return;
+    }
+}
+
+void lmdb_engine::write(std::function<void(engine_writer&)> const& work, bool flush) {
+    refuse_in_forked_child();
+    for (;;) {
+        try {
+            std::shared_lock lock(grow);
+            lmdb::txn t(env.get(), false);
+            writer_impl w(*this, t.get());
+            work(w);
+            t.commit();
+            ++commits;
+            if (options.durability == durability::power_loss) {
+                ++syncs; // MDB_NOMETASYNC: the commit synced its data pages
+                if (flush) {
+                    lmdb::check(mdb_env_sync(env.get(), 1), "mdb_env_sync");
+                    ++syncs;
+                }
+            }
+            return;
+        } catch (lmdb::map_resized const&) {
+            adopt_grown_map(*this);
+        } catch (lmdb::map_full const&) {
+            std::unique_lock lock(grow);
+            if (map_bytes >= options.lmdb.max_map_bytes)
+                throw exception(store_error("store " + path.string() + " is full at its maximum map size of " +
+                                            std::to_string(options.lmdb.max_map_bytes) +
+                                            " bytes; the transaction was not written"));
+            std::size_t bigger = std::min(map_bytes * 2, options.lmdb.max_map_bytes);
+            lmdb::check(mdb_env_set_mapsize(env.get(), bigger), "mdb_env_set_mapsize");
+            MDB_envinfo info{};
+            mdb_env_info(env.get(), &info);
+            map_bytes = info.me_mapsize;
+            ++grows;
+        }
+    }
+}
+
+} // namespace agentrt::lmdb_detail
