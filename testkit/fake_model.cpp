@@ -26,7 +26,7 @@ std::string joined(std::vector<std::string> const& chunks) {
     return out;
 }
 
-// The tool names a request offers, in any of the shapes render.hpp writes.
+// The tool names a request offers, in any of the shapes tool_definitions.hpp writes.
 bool offers_tool(model_request const& request, std::string_view name) {
     for (auto const& t : request.tools) {
         auto const* o = t.if_object();

@@ -1,6 +1,7 @@
 // agentrt's first demonstration: a tool declared as a C++ struct, the schema a model is shown,
 // and the strict validator every model-sent call passes before anything runs.
 #include <agentrt/catalog.hpp>
+#include <agentrt/runtime/tool_definitions.hpp>
 
 #include <iostream>
 

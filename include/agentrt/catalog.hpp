@@ -11,7 +11,6 @@
 #include <agentrt/catalog/pattern.hpp>
 #include <agentrt/catalog/policy.hpp>
 #include <agentrt/catalog/reflect.hpp>
-#include <agentrt/catalog/render.hpp>
 #include <agentrt/catalog/schema.hpp>
 #include <agentrt/catalog/tool.hpp>
 #include <agentrt/catalog/tool_table.hpp>

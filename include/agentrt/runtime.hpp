@@ -19,5 +19,6 @@
 #include <agentrt/runtime/reads.hpp>
 #include <agentrt/runtime/records.hpp>
 #include <agentrt/runtime/store.hpp>
+#include <agentrt/runtime/tool_definitions.hpp>
 #include <agentrt/runtime/verify.hpp>
 #include <agentrt/runtime/worker.hpp>

@@ -35,7 +35,7 @@ struct model_request {
     std::string model;
     std::string system;
     std::vector<model_message> messages;
-    boost::json::array tools; // the catalogue's tool definitions, as render.hpp writes them
+    boost::json::array tools; // the catalogue's tool definitions, as tool_definitions.hpp writes them
     std::uint32_t max_output_tokens = 1024;
 };
 

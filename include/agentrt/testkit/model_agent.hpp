@@ -13,7 +13,7 @@
 // records and retries it; the reply becomes the decision through agentrt::decision_from.
 #pragma once
 
-#include <agentrt/catalog/render.hpp>
+#include <agentrt/runtime/tool_definitions.hpp>
 #include <agentrt/catalog/tool_table.hpp>
 #include <agentrt/runtime/agent.hpp>
 #include <agentrt/runtime/model.hpp>

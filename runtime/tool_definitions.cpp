@@ -1,4 +1,4 @@
-#include <agentrt/catalog/render.hpp>
+#include <agentrt/runtime/tool_definitions.hpp>
 
 namespace agentrt {
 

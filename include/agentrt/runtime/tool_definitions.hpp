@@ -1,4 +1,4 @@
-// agentrt/catalog/render.hpp — the tool definitions a model request carries.
+// agentrt/runtime/tool_definitions.hpp — the tool definitions a model request carries.
 //
 //     boost::json::array tools = agentrt::render(table, agentrt::provider::anthropic);
 //     // [{"name":"send_email","description":"...","input_schema":{...}}]

@@ -1,5 +1,5 @@
 // The tool definitions a model request carries, in each provider's shape.
-#include <agentrt/catalog/render.hpp>
+#include <agentrt/runtime/tool_definitions.hpp>
 
 #include <agentrt/catalog/catalog.hpp>
 
