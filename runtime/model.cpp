@@ -54,7 +54,7 @@ std::string canonical_request(model_request const& request) {
 // once the lease expires. The call is always waited for, even when this thread unwinds (the model,
 // the request and the context are the caller's), and its reply, late or not, is recorded as it is.
 // A model must not call back into its session: the runner it would need is the one running it.
-model_result session::complete(model& m, model_request const& request, std::uint32_t attempt) {
+model_result session::complete(model& m, model_request const& request, std::uint32_t attempt, std::stop_token cancel) {
     struct shared {
         std::mutex mutex;
         std::condition_variable finished;
@@ -64,6 +64,7 @@ model_result session::complete(model& m, model_request const& request, std::uint
     };
     auto state = std::make_shared<shared>();
     std::stop_source stop;
+    std::stop_callback relay(cancel, [&stop] { stop.request_stop(); });
     auto const deadline = std::chrono::steady_clock::now() + gate_->options_.models.timeout;
     model_call_context context{run_id_, *open_, attempt, deadline, stop.get_token()};
     auto& impl = *gate_->impl_;
@@ -116,7 +117,7 @@ decision decision_from(model_response const& response) {
     return decision::call(first.name, first.arguments, response.tool_calls.size() - 1);
 }
 
-result<model_response> session::call_model(model& m, model_request const& request) {
+result<model_response> session::call_model(model& m, model_request const& request, std::stop_token cancel) {
     if (!gate_)
         return err(errc::refused, "this session has ended");
     if (!open_)
@@ -161,7 +162,7 @@ result<model_response> session::call_model(model& m, model_request const& reques
         if (!dispatched)
             return dispatched.error();
 
-        model_result out = complete(m, request, attempt);
+        model_result out = complete(m, request, attempt, cancel);
         auto call = *dispatched;
         auto const* response = std::get_if<model_response>(&out);
         auto const* failure = std::get_if<model_error>(&out);
@@ -207,8 +208,13 @@ result<model_response> session::call_model(model& m, model_request const& reques
         });
         if (response)
             return *response;
+        if (cancel.stop_requested())
+            return err(errc::refused, "the model call was cancelled (" + call.status + "): " + call.error);
         if (failure->kind == model_failure::transient && attempt < limits.max_attempts) {
-            std::this_thread::sleep_for(backoff);
+            std::mutex sleeping;
+            std::unique_lock lock(sleeping);
+            std::condition_variable_any woken;
+            woken.wait_for(lock, cancel, backoff, [] { return false; }); // a cancel ends the backoff
             backoff *= 2;
             continue;
         }

@@ -1,5 +1,6 @@
 #include <agentrt/runtime/reads.hpp>
 
+#include "display.hpp"
 #include "errors.hpp"
 #include "lease.hpp"
 #include "transitions.hpp"
@@ -65,11 +66,11 @@ std::vector<std::string> ready_runs(store const& s, std::int64_t lease_now_ms) {
 
 std::string capped(std::string_view text, std::size_t max_bytes) {
     if (text.size() <= max_bytes)
-        return std::string(text);
+        return display::sanitize(text);
     std::size_t cut = max_bytes;
     while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0) == 0x80)
         --cut;
-    return std::string(text.substr(0, cut)) + " \xE2\x80\xA6 (" + std::to_string(text.size()) + " bytes)";
+    return display::sanitize(text.substr(0, cut)) + " \xE2\x80\xA6 (" + std::to_string(text.size()) + " bytes)";
 }
 
 } // namespace agentrt

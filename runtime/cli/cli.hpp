@@ -2,7 +2,7 @@
 // and the output helpers every command uses. Internal to the command.
 #pragma once
 
-#include "sanitize.hpp"
+#include "display.hpp"
 
 #include <agentrt/runtime/records.hpp>
 #include <agentrt/runtime/store.hpp>
@@ -21,6 +21,9 @@
 #include <vector>
 
 namespace agentrt::cli {
+
+using display::display_width;
+using display::sanitize;
 
 inline constexpr int exit_ok = 0;
 inline constexpr int exit_failed = 1; // a failed operation or check

@@ -1,10 +1,10 @@
-#include "sanitize.hpp"
+#include "display.hpp"
 
 #include <doctest/doctest.h>
 
 #include <string>
 
-using agentrt::cli::sanitize;
+using agentrt::display::sanitize;
 
 TEST_CASE("plain text, including non-ASCII letters, is shown as it is") {
     CHECK(sanitize("refund order 7") == "refund order 7");

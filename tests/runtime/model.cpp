@@ -275,6 +275,43 @@ TEST_CASE("a lease is renewed while a model call longer than the lease works") {
     check_lease_kept(w, s, session, options);
 }
 
+TEST_CASE("the caller's stop token stops a model call, which is still recorded, and ends its retries") {
+    world w;
+    auto s = w.open();
+    auto options = w.options();
+    options.models.timeout = std::chrono::seconds(10);
+    options.models.backoff = std::chrono::seconds(10); // a retry would wait long: a cancel must end it
+    std::stop_source caller;
+    int calls = 0;
+    bool stopped_by_caller = false;
+    std::thread stopper;
+    scripted_model m;
+    m.reply = [&](agentrt::model_call_context const& c) -> agentrt::model_result {
+        ++calls;
+        stopper = std::thread([&caller] { caller.request_stop(); });
+        auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+        while (!c.stop.stop_requested() && std::chrono::steady_clock::now() < give_up)
+            std::this_thread::sleep_for(std::chrono::milliseconds(1));
+        stopped_by_caller = c.stop.stop_requested() && std::chrono::steady_clock::now() < c.deadline;
+        return agentrt::model_error{agentrt::model_failure::transient, "stopped by the caller"};
+    };
+    agentrt::gate g(s, w.table, w.policy, options);
+    auto session = g.begin("goal").value();
+    (void)session.open_step().value();
+    auto started = std::chrono::steady_clock::now();
+    auto reply = session.call_model(m, small_request(), caller.get_token());
+    stopper.join();
+    REQUIRE_FALSE(reply);
+    CHECK(reply.error().code == agentrt::errc::refused);
+    CHECK(reply.error().message == "the model call was cancelled (error): stopped by the caller");
+    CHECK(stopped_by_caller);
+    CHECK(calls == 1);
+    CHECK(std::chrono::steady_clock::now() - started < std::chrono::seconds(5));
+    auto recorded = s.read([](agentrt::store_reader const& r) { return r.model_calls("run-1"); });
+    REQUIRE(recorded.size() == 1);
+    CHECK(recorded[0].status == "error");
+}
+
 TEST_CASE("a model call past its deadline is asked to stop and no longer renews the lease") {
     world w;
     auto s = w.open();

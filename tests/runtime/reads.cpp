@@ -44,4 +44,10 @@ TEST_CASE("text is capped for display with the original length stated") {
     CHECK(agentrt::capped("0123456789abc", 4) == "0123 \xE2\x80\xA6 (13 bytes)");
     // Never cuts inside a UTF-8 sequence: "é" is two bytes.
     CHECK(agentrt::capped("a\xC3\xA9z", 2) == "a \xE2\x80\xA6 (4 bytes)");
+    // What a model wrote reaches a terminal escaped, cut or not.
+    CHECK(agentrt::capped("ok\x1b[2Jgone", 100) == "ok\\u001b[2Jgone");
+    CHECK(agentrt::capped("line\nnext\xE2\x80\xAE"
+                          "cba",
+                          100) == "line\\nnext\\u202ecba");
+    CHECK(agentrt::capped("\x1b]0;title\x07 and more", 8) == "\\u001b]0;titl \xE2\x80\xA6 (19 bytes)");
 }

@@ -27,6 +27,8 @@
 
 #include <boost/json/value.hpp>
 
+#include <stop_token>
+
 #include <chrono>
 #include <functional>
 #include <memory>
@@ -79,7 +81,9 @@ public:
     result<step_record> propose(decision const& d);
     // Calls the model for the open step: limits first, the call recorded dispatched and then ok, error
     // or ambiguous with its usage and cost; transient failures retried with backoff within the limits.
-    result<model_response> call_model(model& m, model_request const& request);
+    // Stopping `cancel` requests the model's own stop token (its reply, if any, is still recorded) and
+    // ends the retries with errc::refused.
+    result<model_response> call_model(model& m, model_request const& request, std::stop_token cancel = {});
     // Calls the allowed tool exactly once and records the outcome.
     result<step_record> execute();
     // The step allowed and not yet executed by this session (after propose, or a resume of a grant).
@@ -94,7 +98,7 @@ public:
 private:
     friend class gate;
     session(gate& g, std::string run_id, std::string owner);
-    model_result complete(model& m, model_request const& request, std::uint32_t attempt);
+    model_result complete(model& m, model_request const& request, std::uint32_t attempt, std::stop_token cancel);
 
     gate* gate_ = nullptr;
     std::string run_id_;

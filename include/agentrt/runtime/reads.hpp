@@ -31,7 +31,9 @@ std::vector<approval_record> pending_approvals(store const& s);
 // holder is dead or expired (by `lease_now_ms`).
 std::vector<std::string> ready_runs(store const& s, std::int64_t lease_now_ms);
 
-// At most `max_bytes` of `text` (cut on a UTF-8 boundary), followed by " … (N bytes)" when cut.
+// At most `max_bytes` of `text` (cut on a UTF-8 boundary), followed by " … (N bytes)" when cut, with
+// every character that would make a terminal or a reader see something else escaped (\n, \u001b, \u202e,
+// \xff for a byte that is not UTF-8), as the agentrt command shows it.
 std::string capped(std::string_view text, std::size_t max_bytes);
 
 } // namespace agentrt

@@ -1,6 +1,7 @@
-// What the agentrt command shows of text that came from a model, a tool or a consumer.
+// What is shown of text that came from a model, a tool or a consumer (the agentrt command, capped()).
+// Internal.
 //
-//     std::cout << agentrt::cli::sanitize(step.observation, 80);
+//     std::cout << agentrt::display::sanitize(step.observation, 80);
 //
 // A terminal obeys control characters, and bidirectional overrides, zero-width characters and line
 // separators make text read differently from what it is. Every such character is shown escaped
@@ -11,7 +12,7 @@
 #include <string>
 #include <string_view>
 
-namespace agentrt::cli {
+namespace agentrt::display {
 
 // `text` with every unsafe character escaped; when the result is longer than `max_bytes` (0: no
 // limit), its head and tail around " … " followed by the original length: "abc … xyz (9000 bytes)".
@@ -20,4 +21,4 @@ std::string sanitize(std::string_view text, std::size_t max_bytes = 0);
 // How many columns sanitised text takes (one per code point).
 std::size_t display_width(std::string_view sanitized) noexcept;
 
-} // namespace agentrt::cli
+} // namespace agentrt::display

@@ -1,9 +1,9 @@
-#include "sanitize.hpp"
+#include "display.hpp"
 
 #include <cstdio>
 #include <vector>
 
-namespace agentrt::cli {
+namespace agentrt::display {
 namespace {
 
 // Characters that change how the text around them reads, or are invisible.
@@ -111,4 +111,4 @@ std::size_t display_width(std::string_view sanitized) noexcept {
     return width;
 }
 
-} // namespace agentrt::cli
+} // namespace agentrt::display
