@@ -149,6 +149,16 @@ std::string see(std::string const& suggestion, std::string const& where) {
                       see(did_you_mean(word, names, 0), where));
 }
 
+// CLI11's wording of two mistakes, said as the rest of the command says things.
+std::string reworded(CLI::ParseError const& e) {
+    std::string m = e.what();
+    if (auto at = m.find(": 1 required "); at != std::string::npos && m.ends_with(" missing"))
+        return m.substr(0, at) + " needs a value";
+    if (auto at = m.find(" was given a disallowed flag override"); at != std::string::npos)
+        return "--" + m.substr(0, at) + " takes no value";
+    return m;
+}
+
 std::unique_ptr<CLI::App> make_app(std::vector<command> const& commands) {
     auto app = std::make_unique<CLI::App>("", "agentrt");
     // Set before the commands are added: they inherit these.
@@ -211,7 +221,7 @@ parsed_line parse_command_line(std::vector<std::string> const& args, std::vector
         return out;
     } catch (CLI::ParseError const& e) {
         out.found = selected() ? find_command(commands, selected()->get_name()) : nullptr;
-        throw parse_refusal(sanitize(e.what(), 200), out.found);
+        throw parse_refusal(sanitize(reworded(e), 200), out.found);
     }
     CLI::App const* sub = selected();
     out.found = sub ? find_command(commands, sub->get_name()) : nullptr;

@@ -40,6 +40,12 @@ TEST_CASE("a usage error exits 2 and says what was wrong") {
     auto number = run_command({"--store", "/nonexistent", "runs", "--limit", "many"});
     CHECK(number.status == 2);
     CHECK(number.err.find("--limit wants a non-negative whole number, got 'many'") != std::string::npos);
+    auto missing = run_command({"--store", "/nonexistent", "runs", "--limit"});
+    CHECK(missing.status == 2);
+    CHECK(missing.err.find("agentrt: --limit needs a value") != std::string::npos);
+    auto valued = run_command({"--store", "/nonexistent", "approve", "run-1", "--yes=1"});
+    CHECK(valued.status == 2);
+    CHECK(valued.err.find("agentrt: --yes takes no value") != std::string::npos);
 }
 
 TEST_CASE("without --store or AGENTRT_STORE the command is a usage error") {
