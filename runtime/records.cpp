@@ -6,28 +6,36 @@
 #include "errors.hpp"
 #include "record_text.hpp"
 
+#include <boost/describe/enum_to_string.hpp>
+#include <boost/describe/enumerators.hpp>
 #include <boost/json/parse.hpp>
+#include <boost/mp11/algorithm.hpp>
 
 #include <array>
 
 namespace agentrt {
 namespace {
 
-template <class Enum, std::size_t N>
-Enum parse_enum(std::array<std::string_view, N> const& names, std::string_view text, std::string_view what) {
-    for (std::size_t i = 0; i < N; ++i)
-        if (names[i] == text)
-            return static_cast<Enum>(i);
-    throw exception(
-        err(errc::store_failed, "stored record has an unknown " + std::string(what) + " '" + std::string(text) + "'"));
+template <class Enum>
+Enum parse_enum(std::string_view text, std::string_view what) {
+    Enum out{};
+    bool found = false;
+    boost::mp11::mp_for_each<boost::describe::describe_enumerators<Enum>>([&](auto d) {
+        if (!found && text == d.name) {
+            out = d.value;
+            found = true;
+        }
+    });
+    if (!found)
+        throw exception(err(errc::store_failed,
+                            "stored record has an unknown " + std::string(what) + " '" + std::string(text) + "'"));
+    return out;
 }
 
-constexpr std::array<std::string_view, 5> run_names{"running", "waiting_for_approval", "completed", "failed",
-                                                    "cancelled"};
-constexpr std::array<std::string_view, 6> step_names{"deciding", "awaiting_approval", "executing", "done",
-                                                     "failed",   "interrupted"};
-constexpr std::array<std::string_view, 5> approval_names{"pending", "approved", "rejected", "expired", "cancelled"};
-constexpr std::array<std::string_view, 3> decision_names{"tool_call", "complete", "fail"};
+template <class Enum>
+std::string_view name_of(Enum e) noexcept {
+    return boost::describe::enum_to_string(e, "(not a value of the enum)");
+}
 
 boost::json::value const& field(boost::json::object const& o, std::string_view key, std::string_view record) {
     auto const* v = o.if_contains(key);
@@ -68,16 +76,16 @@ std::uint64_t count(boost::json::object const& o, std::string_view key, std::str
 } // namespace
 
 std::string_view to_string(run_status s) noexcept {
-    return run_names[static_cast<std::size_t>(s)];
+    return name_of(s);
 }
 std::string_view to_string(step_status s) noexcept {
-    return step_names[static_cast<std::size_t>(s)];
+    return name_of(s);
 }
 std::string_view to_string(approval_status s) noexcept {
-    return approval_names[static_cast<std::size_t>(s)];
+    return name_of(s);
 }
 std::string_view to_string(decision_kind k) noexcept {
-    return decision_names[static_cast<std::size_t>(k)];
+    return name_of(k);
 }
 bool is_terminal(run_status s) noexcept {
     return s == run_status::completed || s == run_status::failed || s == run_status::cancelled;
@@ -143,7 +151,7 @@ run_record run_from_json(boost::json::value const& v) {
     run_record r;
     r.id = text(o, "id", rec);
     r.goal = text(o, "goal", rec);
-    r.status = parse_enum<run_status>(run_names, text(o, "status", rec), "run status");
+    r.status = parse_enum<run_status>(text(o, "status", rec), "run status");
     r.reason = text(o, "reason", rec);
     r.message = text(o, "message", rec);
     r.created_ms = integer(o, "created", rec);
@@ -203,10 +211,10 @@ step_record step_from_json(boost::json::value const& v) {
     step_record s;
     s.run_id = text(o, "run", rec);
     s.index = count(o, "index", rec);
-    s.status = parse_enum<step_status>(step_names, text(o, "status", rec), "step status");
+    s.status = parse_enum<step_status>(text(o, "status", rec), "step status");
     s.decision = text(o, "decision", rec);
     if (auto const& k = field(o, "kind", rec); !k.is_null())
-        s.kind = parse_enum<decision_kind>(decision_names, text(o, "kind", rec), "decision kind");
+        s.kind = parse_enum<decision_kind>(text(o, "kind", rec), "decision kind");
     s.tool = text(o, "tool", rec);
     s.arguments = text(o, "arguments", rec);
     s.spec_hash = text(o, "spec_hash", rec);
@@ -258,7 +266,7 @@ approval_record approval_from_json(boost::json::value const& v) {
     a.presentation = field(o, "presentation", rec);
     a.request = as_object(field(o, "request", rec), "approval request");
     a.hash = text(o, "hash", rec);
-    a.status = parse_enum<approval_status>(approval_names, text(o, "status", rec), "approval status");
+    a.status = parse_enum<approval_status>(text(o, "status", rec), "approval status");
     auto const& used = field(o, "used", rec);
     a.used = used.is_bool() && used.get_bool();
     a.requested_ms = integer(o, "requested", rec);

@@ -210,9 +210,7 @@ void time_out_read_only(store_writer& w, run_record& run, step_record& step, std
 }
 
 void interrupt_step(store_writer& w, run_record& run, step_record& step, std::string resolution, std::int64_t now) {
-    auto in = step.status == step_status::executing           ? "executing"
-              : step.status == step_status::awaiting_approval ? "awaiting_approval"
-                                                              : "deciding";
+    auto in = to_string(step.status);
     move(step, step_status::interrupted, "interrupt_step");
     step.interrupted_in = in;
     step.resolution = std::move(resolution);

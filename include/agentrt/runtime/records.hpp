@@ -9,6 +9,8 @@
 
 #include <agentrt/runtime/events.hpp>
 
+#include <boost/describe/enum.hpp>
+
 #include <boost/json/object.hpp>
 #include <boost/json/storage_ptr.hpp>
 #include <boost/json/value.hpp>
@@ -20,10 +22,15 @@
 
 namespace agentrt {
 
+// Stored by their enumerators' names, which Boost.Describe gives: no other code spells them.
 enum class run_status : std::uint8_t { running, waiting_for_approval, completed, failed, cancelled };
 enum class step_status : std::uint8_t { deciding, awaiting_approval, executing, done, failed, interrupted };
 enum class approval_status : std::uint8_t { pending, approved, rejected, expired, cancelled };
 enum class decision_kind : std::uint8_t { tool_call, complete, fail };
+BOOST_DESCRIBE_ENUM(run_status, running, waiting_for_approval, completed, failed, cancelled)
+BOOST_DESCRIBE_ENUM(step_status, deciding, awaiting_approval, executing, done, failed, interrupted)
+BOOST_DESCRIBE_ENUM(approval_status, pending, approved, rejected, expired, cancelled)
+BOOST_DESCRIBE_ENUM(decision_kind, tool_call, complete, fail)
 
 std::string_view to_string(run_status s) noexcept;
 std::string_view to_string(step_status s) noexcept;
