@@ -16,6 +16,8 @@ namespace agentrt::record_text {
 
 std::string of(run_record const& r);
 std::string of(step_record const& s);
+std::string of(approval_record const& a);
+std::string of(model_call_record const& m);
 std::string of(event_record const& e);
 
 // The canonical JSON of {run, seq, type, at, data, prev}: what event_hash hashes.

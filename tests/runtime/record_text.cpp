@@ -3,8 +3,11 @@
 // written before and after read the same, and every existing hash chain still verifies.
 #include "record_text.hpp"
 
+#include <agentrt/catalog/error.hpp>
+
 #include <agentrt/catalog/canonical_json.hpp>
 
+#include <boost/json/parse.hpp>
 #include <boost/json/serialize.hpp>
 #include <doctest/doctest.h>
 
@@ -146,4 +149,147 @@ TEST_CASE("a stored event hash is pinned") {
     CHECK(record_text::event_body_text(e) ==
           R"({"at":1764374400000,"data":{"step":0},"prev":"abc","run":"r-1","seq":2,"type":"step.started"})");
     CHECK(event_hash(e) == sha256_hex(record_text::event_body_text(e)));
+}
+
+// Version 1 of the store's format, as the code before records were described once wrote it: every
+// record, every kind of member (escapes, a negative number, an absent and a present optional, JSON
+// values, a bool) byte for byte.
+TEST_CASE("every record is stored in the text of schema version 1, and reads back as written") {
+    run_record r;
+    r.id = "r-1";
+    r.goal = "g\"oal\n";
+    r.status = run_status::waiting_for_approval;
+    r.reason = "x";
+    r.message = "m";
+    r.created_ms = 1;
+    r.updated_ms = -2;
+    r.active_ms = 3;
+    r.active_since_ms = 4;
+    r.order = 5;
+    r.next_step = 6;
+    r.failed_streak = 7;
+    r.event_count = 8;
+    r.model_calls = 9;
+    r.tokens = 10;
+    r.cost_micros = 11;
+    r.head = "h";
+    r.policy = "p/1";
+    r.lease = {"o", "host", 12, 13};
+    step_record s;
+    s.run_id = "r-1";
+    s.index = 2;
+    s.status = step_status::interrupted;
+    s.decision = R"({"d":1})";
+    s.kind = decision_kind::tool_call;
+    s.tool = "t";
+    s.arguments = "{}";
+    s.spec_hash = "sh";
+    s.policy = policy_record{"p/1", "allow", "why", 1, 2, 3};
+    s.observation = "o";
+    s.error = "e";
+    s.interrupted_in = "executing";
+    s.resolution = "approval";
+    s.attempt = 2;
+    s.ignored_calls = 1;
+    s.late_observation = "l";
+    s.started_ms = 100;
+    s.finished_ms = 200;
+    step_record fresh;
+    fresh.run_id = "r-2";
+    approval_record a;
+    a.run_id = "r-1";
+    a.step_index = 2;
+    a.seq = 1;
+    a.kind = "k";
+    a.reason = "r";
+    a.capability = boost::json::object{{"b", 1}, {"a", 2.5}};
+    a.presentation = nullptr;
+    a.request = {{"run", "r-1"}};
+    a.hash = "ah";
+    a.status = approval_status::approved;
+    a.used = true;
+    a.requested_ms = 5;
+    a.decided_ms = 6;
+    a.decided_by = "ana";
+    model_call_record m;
+    m.run_id = "r-1";
+    m.seq = 3;
+    m.step_index = 2;
+    m.attempt = 1;
+    m.model = "small";
+    m.status = "ok";
+    m.input_tokens = 10;
+    m.output_tokens = 20;
+    m.cost_micros = 30;
+    m.request_hash = "rh";
+    m.dispatched_ms = 7;
+    m.finished_ms = 8;
+    event_record e;
+    e.run_id = "r-1";
+    e.seq = 4;
+    e.type = "step.started";
+    e.at_ms = 9;
+    e.data = {{"step", 2}, {"b", true}};
+    e.prev = "pv";
+    e.hash = "hh";
+
+    CHECK(
+        record_text::of(r) ==
+        R"~({"id":"r-1","goal":"g\"oal\n","status":"waiting_for_approval","reason":"x","message":"m","created":1,"updated":-2,"active":3,"active_since":4,"order":5,"next_step":6,"failed_streak":7,"event_count":8,"model_calls":9,"tokens":10,"cost_micros":11,"head":"h","policy":"p/1","lease":{"owner":"o","host":"host","pid":12,"expiry":13}})~");
+    CHECK(
+        record_text::of(s) ==
+        R"~({"run":"r-1","index":2,"status":"interrupted","decision":"{\"d\":1}","kind":"tool_call","tool":"t","arguments":"{}","spec_hash":"sh","observation":"o","error":"e","interrupted_in":"executing","resolution":"approval","attempt":2,"ignored_calls":1,"late_observation":"l","started":100,"finished":200,"policy":{"identity":"p/1","outcome":"allow","reason":"why","steps_seen":1,"approvals_seen":2,"failed_streak":3}})~");
+    CHECK(
+        record_text::of(fresh) ==
+        R"~({"run":"r-2","index":0,"status":"deciding","decision":"","kind":null,"tool":"","arguments":"","spec_hash":"","observation":"","error":"","interrupted_in":"","resolution":"","attempt":0,"ignored_calls":0,"late_observation":"","started":0,"finished":0,"policy":null})~");
+    CHECK(
+        record_text::of(a) ==
+        R"~({"run":"r-1","step":2,"seq":1,"kind":"k","reason":"r","capability":{"b":1,"a":2.5E0},"presentation":null,"request":{"run":"r-1"},"hash":"ah","status":"approved","used":true,"requested":5,"decided":6,"decided_by":"ana"})~");
+    CHECK(
+        record_text::of(m) ==
+        R"~({"run":"r-1","seq":3,"step":2,"attempt":1,"model":"small","status":"ok","input_tokens":10,"output_tokens":20,"cost_micros":30,"error":"","request_hash":"rh","dispatched":7,"finished":8})~");
+    CHECK(record_text::of(e) ==
+          R"~({"run":"r-1","seq":4,"type":"step.started","at":9,"data":{"step":2,"b":true},"prev":"pv","hash":"hh"})~");
+    CHECK(boost::json::serialize(to_json(a)) == record_text::of(a));
+    CHECK(boost::json::serialize(to_json(m)) == record_text::of(m));
+
+    CHECK(record_text::of(run_from_json(parse_record_text(record_text::of(r)))) == record_text::of(r));
+    CHECK(record_text::of(step_from_json(parse_record_text(record_text::of(s)))) == record_text::of(s));
+    CHECK(record_text::of(step_from_json(parse_record_text(record_text::of(fresh)))) == record_text::of(fresh));
+    CHECK(record_text::of(approval_from_json(parse_record_text(record_text::of(a)))) == record_text::of(a));
+    CHECK(record_text::of(model_call_from_json(parse_record_text(record_text::of(m)))) == record_text::of(m));
+    CHECK(record_text::of(event_from_json(parse_record_text(record_text::of(e)))) == record_text::of(e));
+}
+
+TEST_CASE("a stored record that lacks a field or holds the wrong kind of value is refused by name") {
+    auto refused = [](auto read, std::string_view text) {
+        try {
+            (void)read(parse_record_text(text));
+        } catch (agentrt::exception const& e) {
+            CHECK(e.error().code == errc::store_failed);
+            return e.error().message;
+        }
+        return std::string("accepted");
+    };
+    auto run =
+        boost::json::parse(
+            R"~({"id":"r-1","goal":"g\"oal\n","status":"waiting_for_approval","reason":"x","message":"m","created":1,"updated":-2,"active":3,"active_since":4,"order":5,"next_step":6,"failed_streak":7,"event_count":8,"model_calls":9,"tokens":10,"cost_micros":11,"head":"h","policy":"p/1","lease":{"owner":"o","host":"host","pid":12,"expiry":13}})~")
+            .as_object();
+    run.erase("goal");
+    CHECK(refused(run_from_json, boost::json::serialize(run)) == "stored run record lacks 'goal'");
+    run =
+        boost::json::parse(
+            R"~({"id":"r-1","goal":"g\"oal\n","status":"waiting_for_approval","reason":"x","message":"m","created":1,"updated":-2,"active":3,"active_since":4,"order":5,"next_step":6,"failed_streak":7,"event_count":8,"model_calls":9,"tokens":10,"cost_micros":11,"head":"h","policy":"p/1","lease":{"owner":"o","host":"host","pid":12,"expiry":13}})~")
+            .as_object();
+    run["lease"].as_object()["pid"] = "twelve";
+    CHECK(refused(run_from_json, boost::json::serialize(run)) == "stored lease field 'pid' is not an integer");
+    run["lease"] = 1;
+    CHECK(refused(run_from_json, boost::json::serialize(run)) == "stored lease record is not a JSON object");
+    auto step =
+        boost::json::parse(
+            R"~({"run":"r-1","index":2,"status":"interrupted","decision":"{\"d\":1}","kind":"tool_call","tool":"t","arguments":"{}","spec_hash":"sh","observation":"o","error":"e","interrupted_in":"executing","resolution":"approval","attempt":2,"ignored_calls":1,"late_observation":"l","started":100,"finished":200,"policy":{"identity":"p/1","outcome":"allow","reason":"why","steps_seen":1,"approvals_seen":2,"failed_streak":3}})~")
+            .as_object();
+    step["status"] = "sleeping";
+    CHECK(refused(step_from_json, boost::json::serialize(step)) ==
+          "stored record has an unknown step status 'sleeping'");
 }

@@ -135,10 +135,10 @@ public:
         s_.step_cache.remember_written(key, text, step);
     }
     void put(approval_record const& a) override {
-        lmdb::put(t_, s_.approvals, keys::approval(a.run_id, a.step_index, a.seq), boost::json::serialize(to_json(a)));
+        lmdb::put(t_, s_.approvals, keys::approval(a.run_id, a.step_index, a.seq), record_text::of(a));
     }
     void put(model_call_record const& m) override {
-        lmdb::put(t_, s_.model_calls, keys::event(m.run_id, m.seq), boost::json::serialize(to_json(m)));
+        lmdb::put(t_, s_.model_calls, keys::event(m.run_id, m.seq), record_text::of(m));
     }
     void put(event_record const& e) override {
         lmdb::put(t_, s_.events, keys::event(e.run_id, e.seq), record_text::of(e));
