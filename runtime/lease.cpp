@@ -14,15 +14,6 @@ std::mutex live_mutex;
 std::set<std::string> live;
 } // namespace
 
-std::string const& host_name() {
-    static std::string const name = [] {
-        char buffer[256] = {};
-        ::gethostname(buffer, sizeof buffer - 1);
-        return std::string(buffer);
-    }();
-    return name;
-}
-
 void add_live_owner(std::string const& owner) {
     std::lock_guard lock(live_mutex);
     live.insert(owner);
@@ -39,17 +30,17 @@ bool live_owner(std::string const& owner) {
 bool holder_alive(store const& s, lease_record const& lease) {
     if (lease.owner.empty())
         return false;
-    if (lease.host == host_name() && lease.pid == ::getpid())
+    if (lease.host == s.host() && lease.pid == ::getpid())
         return live_owner(lease.owner);
     return s.holder_alive(lease);
 }
 
 std::string new_owner(store const& s) {
-    return host_name() + "/" + std::to_string(s.process_id()) + "/" + random_id();
+    return s.host() + "/" + std::to_string(s.process_id()) + "/" + random_id();
 }
 
 lease_record lease_for(store const& s, std::string owner, std::int64_t lease_now, std::chrono::milliseconds span) {
-    return {std::move(owner), host_name(), s.process_id(), lease_now + span.count()};
+    return {std::move(owner), s.host(), s.process_id(), lease_now + span.count()};
 }
 
 void take(run_record& run, lease_record lease, std::int64_t now) {

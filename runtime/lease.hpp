@@ -15,8 +15,6 @@
 
 namespace agentrt::leases {
 
-std::string const& host_name();
-
 // Sessions of this process that are alive: a lease of this process whose owner is not here was
 // left by a session that ended without releasing (as a crash leaves it).
 void add_live_owner(std::string const& owner);

@@ -99,9 +99,10 @@ public:
     // Storage failures throw agentrt::exception with errc::store_failed.
     virtual void write(std::function<void(engine_writer&)> const& work, bool flush) = 0;
 
-    // The process id this engine writes into leases, and whether the process that wrote a lease is
-    // alive as far as this engine can tell (true when it cannot tell: the lease's expiry still
-    // frees the run).
+    // The host and process id this engine writes into leases, and whether the process that wrote a
+    // lease is alive as far as this engine can tell (true when it cannot tell: the lease's expiry
+    // still frees the run).
+    virtual std::string const& host() const noexcept = 0;
     virtual std::int64_t process_id() const noexcept = 0;
     virtual bool holder_alive(lease_record const& lease) const = 0;
 

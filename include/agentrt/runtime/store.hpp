@@ -162,8 +162,9 @@ public:
     store_stats stats() const { return engine_->stats(); }
     result<void> backup(std::filesystem::path const& destination) const { return engine_->backup(destination); }
 
-    // The process id this store writes into leases, and whether a lease's holder is alive as far as
+    // The host and process id this store writes into leases, and whether a lease's holder is alive as far as
     // the engine can tell (used by lease takeover).
+    std::string const& host() const noexcept { return engine_->host(); }
     std::int64_t process_id() const noexcept { return engine_->process_id(); }
     bool holder_alive(lease_record const& lease) const { return engine_->holder_alive(lease); }
 

@@ -25,6 +25,7 @@ public:
     agentrt::durability durability() const noexcept override { return inner_->durability(); }
     void read(std::function<void(store_reader const&)> const& work) const override { inner_->read(work); }
     void write(std::function<void(engine_writer&)> const& work, bool flush) override { inner_->write(work, flush); }
+    std::string const& host() const noexcept override { return inner_->host(); }
     std::int64_t process_id() const noexcept override { return inner_->process_id(); }
     bool holder_alive(lease_record const& lease) const override { return inner_->holder_alive(lease); }
     result<void> backup(std::filesystem::path const& destination) const override { return inner_->backup(destination); }

@@ -30,6 +30,7 @@ public:
     agentrt::durability durability() const noexcept override { return options.durability; }
     void read(std::function<void(store_reader const&)> const& work) const override;
     void write(std::function<void(engine_writer&)> const& work, bool flush) override;
+    std::string const& host() const noexcept override;
     std::int64_t process_id() const noexcept override { return ::getpid(); }
     bool holder_alive(lease_record const& lease) const override;
     result<void> backup(fs::path const& destination) const override;

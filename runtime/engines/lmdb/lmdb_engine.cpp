@@ -86,6 +86,10 @@ std::string const& host_name() {
 
 } // namespace
 
+std::string const& lmdb_engine::host() const noexcept {
+    return host_name();
+}
+
 lmdb_engine::~lmdb_engine() {
     if (owner_fd >= 0)
         ::close(owner_fd);
@@ -225,7 +229,7 @@ bool lmdb_engine::holder_alive(lease_record const& lease) const {
     refuse_in_forked_child();
     if (lease.owner.empty())
         return false;
-    if (lease.host != host_name())
+    if (lease.host != host())
         return true; // another host's process cannot be seen from here: only expiry frees it
     if (lease.pid == ::getpid())
         return true; // which of this process's sessions live is the runtime's to say

@@ -30,14 +30,7 @@ public:
     reader_impl(lmdb_engine const& s, MDB_txn* t) : s_(s), t_(t) {}
 
     std::optional<run_record> run(std::string_view id) const override {
-        auto v = lmdb::find(t_, s_.runs, id);
-        if (!v)
-            return std::nullopt;
-        if (auto cached = s_.run_cache.find(id, *v))
-            return cached;
-        auto r = parse_record(*v, run_from_json);
-        s_.run_cache.remember(id, *v, r);
-        return r;
+        return cached(s_.runs, id, s_.run_cache, run_from_json);
     }
 
     std::vector<run_record> runs_before(std::uint64_t before_order, std::size_t limit) const override {
@@ -58,15 +51,7 @@ public:
     }
 
     std::optional<step_record> step(std::string_view run_id, std::uint64_t index) const override {
-        auto key = keys::step(run_id, index);
-        auto v = lmdb::find(t_, s_.steps, key);
-        if (!v)
-            return std::nullopt;
-        if (auto cached = s_.step_cache.find(key, *v))
-            return cached;
-        auto r = parse_record(*v, step_from_json);
-        s_.step_cache.remember(key, *v, r);
-        return r;
+        return cached(s_.steps, keys::step(run_id, index), s_.step_cache, step_from_json);
     }
 
     std::vector<step_record> steps(std::string_view run_id) const override {
@@ -97,6 +82,20 @@ public:
     }
 
 protected:
+    // A record by its key, parsed once for the exact bytes stored (record_cache.hpp).
+    template <class R>
+    std::optional<R> cached(MDB_dbi dbi, std::string_view key, record_cache<R>& cache,
+                            R (*from)(boost::json::value const&)) const {
+        auto v = lmdb::find(t_, dbi, key);
+        if (!v)
+            return std::nullopt;
+        if (auto hit = cache.find(key, *v))
+            return hit;
+        auto r = parse_record(*v, from);
+        cache.remember(key, *v, r);
+        return r;
+    }
+
     template <class R>
     std::vector<R> scan(MDB_dbi dbi, std::string_view run_id, R (*from)(boost::json::value const&)) const {
         std::vector<R> out;
