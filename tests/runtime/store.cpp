@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <csignal>
+#include <cstdio>
 #include <sstream>
 #include <vector>
 
@@ -78,6 +79,44 @@ TEST_CASE("a store file others can write is refused with the command that fixes 
         CHECK(s.error().message ==
               "store file " + file + " is writable by group or others (mode 664); make it owner-only with: chmod 600 " +
                   file);
+    }
+}
+
+TEST_CASE("a store directory others can write is refused with the command that fixes it") {
+    for (unsigned mode : {0777u, 0770u, 0707u, 0720u, 0702u}) {
+        CAPTURE(mode);
+        world w;
+        { auto s = w.open(); }
+        ::chmod(w.store_path.c_str(), mode);
+        auto s = agentrt::store::open(w.store_path);
+        REQUIRE_FALSE(s);
+        CHECK(s.error().code == agentrt::errc::store_failed);
+        char shown[8];
+        std::snprintf(shown, sizeof shown, "%03o", mode);
+        CHECK(s.error().message == "store directory " + w.store_path.string() +
+                                       " is writable by group or others (mode " + shown +
+                                       "); make it owner-only with: chmod 700 " + w.store_path.string());
+        CHECK(mode_of(w.store_path) == mode); // refused, not repaired behind the operator's back
+    }
+}
+
+TEST_CASE("a store file or directory another user owns is refused") {
+    if (::geteuid() != 0) {
+        MESSAGE("not run: giving a file to another user needs root, and this test runs as uid " << ::geteuid());
+        return;
+    }
+    for (char const* name : {"", "data.mdb", "lock.mdb", "owners.lock"}) {
+        CAPTURE(name);
+        world w;
+        { auto s = w.open(); }
+        auto target = std::string(name).empty() ? w.store_path : w.store_path / name;
+        REQUIRE(::chown(target.c_str(), 65534, 65534) == 0);
+        auto s = agentrt::store::open(w.store_path);
+        REQUIRE_FALSE(s);
+        CHECK(s.error().message.find(target.string() + " belongs to uid 65534, not to this user (uid 0)") !=
+              std::string::npos);
+        REQUIRE(::chown(target.c_str(), 0, 0) == 0);
+        CHECK(agentrt::store::open(w.store_path));
     }
 }
 

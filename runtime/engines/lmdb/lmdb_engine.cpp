@@ -60,16 +60,23 @@ unsigned durability_flags(durability level) {
     return level == durability::power_loss ? MDB_NOMETASYNC : MDB_NOSYNC;
 }
 
-// Refuses a store file that group or others can write: anyone who can write it can forge history.
-result<void> check_permissions(fs::path const& file) {
+// Refuses a store file, or the store's directory, that group or others can write, or that another
+// user owns: anyone who can write either can forge history or replace the store.
+result<void> check_permissions(fs::path const& at, bool directory) {
     struct stat st {};
-    if (::stat(file.c_str(), &st) != 0)
+    if (::stat(at.c_str(), &st) != 0)
         return {};
+    std::string what = directory ? "store directory " : "store file ";
+    if (st.st_uid != ::geteuid())
+        return store_error(what + at.string() + " belongs to uid " + std::to_string(st.st_uid) +
+                           ", not to this user (uid " + std::to_string(::geteuid()) +
+                           "): a store is used by the user who owns it; as that user, or with: chown " +
+                           std::to_string(::geteuid()) + " " + at.string());
     if (st.st_mode & (S_IWGRP | S_IWOTH)) {
         char mode[8];
         std::snprintf(mode, sizeof mode, "%03o", static_cast<unsigned>(st.st_mode & 0777));
-        return store_error("store file " + file.string() + " is writable by group or others (mode " + mode +
-                           "); make it owner-only with: chmod 600 " + file.string());
+        return store_error(what + at.string() + " is writable by group or others (mode " + mode +
+                           "); make it owner-only with: chmod " + (directory ? "700 " : "600 ") + at.string());
     }
     return {};
 }
@@ -264,8 +271,10 @@ result<std::shared_ptr<engine>> open_lmdb(std::filesystem::path const& path, sto
             return store_error("cannot create store directory " + path.string() + ": " + ec.message());
         fs::permissions(path, fs::perms::owner_all, ec);
     }
+    if (auto ok = check_permissions(path, true); !ok)
+        return ok.error();
     for (char const* file : {"data.mdb", "lock.mdb", "owners.lock"})
-        if (auto ok = check_permissions(path / file); !ok)
+        if (auto ok = check_permissions(path / file, false); !ok)
             return ok.error();
     {
         std::lock_guard lock(open_paths_mutex);
