@@ -6,11 +6,13 @@
 
 #include <boost/json/serialize.hpp>
 
+#include <array>
 #include <charconv>
 #include <cstdint>
 #include <optional>
 #include <tuple>
 #include <type_traits>
+#include <utility>
 
 namespace agentrt::record_text {
 namespace {
@@ -30,14 +32,17 @@ struct is_optional<std::optional<T>> : std::true_type {};
 template <class T>
 void write(std::string& out, T const& v) {
     if constexpr (requires { record_fields::of<T>::list; }) {
-        out += '{';
-        bool first = true;
-        std::apply(
-            [&](auto const&... f) {
-                ((out += first ? "\"" : ",\"", first = false, out += f.key, out += "\":", write(out, v.*f.member)),
-                 ...);
+        // Each field's punctuation and key, joined once per record type: `{"id":`, `,"goal":`, ...
+        static auto const prefixes = std::apply(
+            [](auto const&... f) {
+                bool first = true;
+                return std::array<std::string, sizeof...(f)>{
+                    (std::string(std::exchange(first, false) ? "{\"" : ",\"") + std::string(f.key) + "\":")...};
             },
             record_fields::of<T>::list);
+        std::size_t i = 0;
+        std::apply([&](auto const&... f) { ((out += prefixes[i++], write(out, v.*f.member)), ...); },
+                   record_fields::of<T>::list);
         out += '}';
     } else if constexpr (is_optional<T>::value) {
         if (v)

@@ -7,7 +7,6 @@
 #include "record_fields.hpp"
 #include "record_text.hpp"
 
-#include <boost/describe/enum_to_string.hpp>
 #include <boost/describe/enumerators.hpp>
 #include <boost/json/parse.hpp>
 #include <boost/mp11/algorithm.hpp>
@@ -36,9 +35,18 @@ Enum parse_enum(std::string_view text, std::string_view what) {
     return out;
 }
 
+// The names by value, read once from the description: the enumerators are 0, 1, 2, ... in order,
+// and a record's text is written several times per step.
 template <class Enum>
 std::string_view name_of(Enum e) noexcept {
-    return boost::describe::enum_to_string(e, "(not a value of the enum)");
+    using described = boost::describe::describe_enumerators<Enum>;
+    static constexpr auto names = [] {
+        std::array<std::string_view, boost::mp11::mp_size<described>::value> out{};
+        boost::mp11::mp_for_each<described>([&](auto d) { out[static_cast<std::size_t>(d.value)] = d.name; });
+        return out;
+    }();
+    auto i = static_cast<std::size_t>(e);
+    return i < names.size() ? names[i] : std::string_view("(not a value of the enum)");
 }
 
 boost::json::value const& field(boost::json::object const& o, std::string_view key, std::string_view record) {
