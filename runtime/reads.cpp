@@ -11,6 +11,10 @@ std::vector<run_record> list_runs(store const& s, std::string_view before, std::
     return s.read([&](store_reader const& r) { return r.runs(before, limit); });
 }
 
+std::vector<run_record> list_runs_before(store const& s, std::uint64_t before_order, std::size_t limit) {
+    return s.read([&](store_reader const& r) { return r.runs_before(before_order, limit); });
+}
+
 result<run_details> read_run(store const& s, std::string_view run_id) {
     return s.read([&](store_reader const& r) -> result<run_details> {
         auto run = r.run(run_id);

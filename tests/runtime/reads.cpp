@@ -51,3 +51,25 @@ TEST_CASE("text is capped for display with the original length stated") {
                           100) == "line\\nnext\\u202ecba");
     CHECK(agentrt::capped("\x1b]0;title\x07 and more", 8) == "\\u001b]0;titl \xE2\x80\xA6 (19 bytes)");
 }
+
+TEST_CASE("paging runs by creation order goes on past a run removed meanwhile") {
+    world w;
+    auto s = w.open();
+    s.write([](agentrt::store_writer& wr) {
+        for (char const* id : {"run-a", "run-b", "run-c"}) {
+            agentrt::run_record run;
+            run.id = id;
+            wr.append(run, agentrt::event_type::run_created, {}, 1);
+            wr.put(run);
+        }
+    });
+    auto first = agentrt::list_runs_before(s, 0, 1);
+    REQUIRE(first.size() == 1);
+    CHECK(first[0].id == "run-c");
+    auto b = agentrt::read_run(s, "run-b").value().run;
+    s.write([](agentrt::store_writer& wr) { wr.erase_run("run-b"); });
+    CHECK(agentrt::list_runs(s, "run-b", 10).empty()); // by id, a removed run ends the paging
+    auto next = agentrt::list_runs_before(s, b.order, 10);
+    REQUIRE(next.size() == 1);
+    CHECK(next[0].id == "run-a");
+}

@@ -21,8 +21,12 @@ struct run_details {
     std::vector<approval_record> approvals;
 };
 
-// Newest first, `limit` runs created before the run `before` (from the newest when empty).
+// Newest first, `limit` runs created before the run `before` (from the newest when empty; none when
+// `before` names no run, as after prune: page by creation order with list_runs_before instead).
 std::vector<run_record> list_runs(store const& s, std::string_view before = {}, std::size_t limit = 50);
+// Newest first, `limit` runs created before creation order `before_order` (run_record::order; from
+// the newest when 0). Paging goes on past a run removed meanwhile.
+std::vector<run_record> list_runs_before(store const& s, std::uint64_t before_order, std::size_t limit = 50);
 result<run_details> read_run(store const& s, std::string_view run_id);
 result<std::vector<event_record>> read_events(store const& s, std::string_view run_id);
 // Pending approvals of waiting runs, newest run first; each the latest of its step.
