@@ -215,6 +215,9 @@ result<model_response> session::call_model(model& m, model_request const& reques
             std::unique_lock lock(sleeping);
             std::condition_variable_any woken;
             woken.wait_for(lock, cancel, backoff, [] { return false; }); // a cancel ends the backoff
+            if (cancel.stop_requested())
+                return err(errc::refused,
+                           "the model call was cancelled while waiting to retry (" + call.status + "): " + call.error);
             backoff *= 2;
             continue;
         }

@@ -29,7 +29,7 @@ result<approval_record> decide(store& s, std::string_view run_id, std::uint64_t 
             return err(errc::conflict, "run " + run->id + " is " + std::string(to_string(run->status)) +
                                            ", not waiting for an approval");
         // A refusal changes nothing: the stale request stays pending, and rejecting it still ends the run.
-        if (options.approval_ttl && now > a->requested_ms + options.approval_ttl->count())
+        if (approving && options.approval_ttl && now > a->requested_ms + options.approval_ttl->count())
             return err(errc::refused,
                        "the approval of " + where + " expired before it was decided; reject it to end the run");
         a->status = approving ? approval_status::approved : approval_status::rejected;

@@ -151,7 +151,7 @@ void read(boost::json::value const& v, T& out, std::string_view record, std::str
         if (!v.is_string())
             throw exception(err(errc::store_failed,
                                 "stored " + std::string(record) + " field '" + std::string(key) + "' is not a string"));
-        out = parse_enum<T>(v.get_string(), what());
+        out = parse_enum<T>(v.get_string(), std::is_same_v<T, decision_kind> ? std::string("decision kind") : what());
     } else if constexpr (std::is_same_v<T, bool>) {
         out = v.is_bool() && v.get_bool();
     } else if constexpr (std::is_integral_v<T>) {

@@ -236,8 +236,10 @@ result<void> session::fail(std::string message) {
             return held;
         if (open_) {
             auto step = w.step(run_id_, *open_).value();
-            transitions::fail_step(w, run, step, "internal_error", message, now);
-            w.put(step);
+            if (step.status == step_status::deciding) { // not settled by a commit whose caller then failed
+                transitions::fail_step(w, run, step, "internal_error", message, now);
+                w.put(step);
+            }
         }
         // An allowed call not executed, or one whose outcome was never recorded, ends with the run as
         // a cancel ends it: a finished run leaves no step executing.

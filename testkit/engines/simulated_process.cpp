@@ -7,12 +7,15 @@
 #include <mutex>
 
 namespace agentrt::testkit {
+namespace {
+// Above any real process id, and never handed out twice in a process, by any machine.
+std::atomic<std::int64_t> next_pid{std::int64_t{1} << 32};
+} // namespace
 
 struct simulated_machine::state {
     std::shared_ptr<agentrt::engine> real;
     std::mutex mutex;
     std::map<std::int64_t, std::weak_ptr<std::atomic<bool>>> crashed_by_pid;
-    std::int64_t next_pid = std::int64_t{1} << 32; // above any real process id
 
     bool alive(lease_record const& lease) {
         {
@@ -58,7 +61,7 @@ simulated_machine::simulated_machine(store const& real) : state_(std::make_share
 
 simulated_process simulated_machine::process() {
     std::lock_guard lock(state_->mutex);
-    auto e = std::make_shared<simulated_process::engine>(state_, state_->next_pid++);
+    auto e = std::make_shared<simulated_process::engine>(state_, next_pid++);
     state_->crashed_by_pid.emplace(e->pid, e->crashed);
     return simulated_process(std::move(e));
 }

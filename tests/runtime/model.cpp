@@ -312,6 +312,35 @@ TEST_CASE("the caller's stop token stops a model call, which is still recorded, 
     CHECK(recorded[0].status == "error");
 }
 
+TEST_CASE("a cancel while waiting to retry a model call starts no further call") {
+    world w;
+    auto s = w.open();
+    auto options = w.options();
+    options.models.backoff = std::chrono::seconds(10);
+    std::stop_source caller;
+    int calls = 0;
+    scripted_model m;
+    m.reply = [&](agentrt::model_call_context const&) -> agentrt::model_result {
+        ++calls;
+        return agentrt::model_error{agentrt::model_failure::transient, "busy"};
+    };
+    agentrt::gate g(s, w.table, w.policy, options);
+    auto session = g.begin("goal").value();
+    (void)session.open_step().value();
+    std::thread stopper([&caller] {
+        std::this_thread::sleep_for(std::chrono::milliseconds(100));
+        caller.request_stop();
+    });
+    auto started = std::chrono::steady_clock::now();
+    auto reply = session.call_model(m, small_request(), caller.get_token());
+    stopper.join();
+    REQUIRE_FALSE(reply);
+    CHECK(reply.error().message == "the model call was cancelled while waiting to retry (error): busy");
+    CHECK(calls == 1);
+    CHECK(std::chrono::steady_clock::now() - started < std::chrono::seconds(5));
+    CHECK(s.read([](agentrt::store_reader const& r) { return r.model_calls("run-1"); }).size() == 1);
+}
+
 TEST_CASE("a model call past its deadline is asked to stop and no longer renews the lease") {
     world w;
     auto s = w.open();

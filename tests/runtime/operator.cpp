@@ -280,7 +280,8 @@ TEST_CASE("approving past the approval's TTL is refused and changes nothing") {
     CHECK(details.approvals[0].status == agentrt::approval_status::pending);
     CHECK(details.run.status == agentrt::run_status::waiting_for_approval);
     CHECK(agentrt::read_events(s, "run-1").value().size() == events_before);
-    auto rejected = agentrt::reject(s, a.run_id, a.step_index, a.hash, by("operator", w.clock));
+    auto rejected =
+        agentrt::reject(s, a.run_id, a.step_index, a.hash, by("operator", w.clock, std::chrono::minutes(60)));
     REQUIRE(rejected);
     CHECK(agentrt::read_run(s, "run-1").value().run.status == agentrt::run_status::failed);
 }

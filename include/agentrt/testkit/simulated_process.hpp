@@ -10,7 +10,9 @@
 // A decorator of the store's engine (engine.hpp), as SQLite's crash-test VFS sits below its pager:
 // the runtime cannot tell a simulated process from a real one. Each process has its own id in
 // leases and its own observers; LMDB allows one environment per process, so the processes of a
-// test share the engine of the store the machine was made from.
+// test share the engine of the store the machine was made from. Only the machine's processes know
+// which simulated processes live: the store the machine was made from sees every one as dead, so a
+// test that asks about a live one asks through a process of the machine (or `alive`).
 #pragma once
 
 #include <agentrt/runtime/store.hpp>
