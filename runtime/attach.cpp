@@ -21,6 +21,7 @@ struct attach_plan {
     plan_kind kind = plan_kind::running;
     step_record step;         // settle, grant
     approval_record approval; // grant
+    std::uint64_t epoch = 0;  // running, settle: the session's hold (a grant takes the run later)
 };
 
 std::string format_holder(lease_record const& lease) {
@@ -99,7 +100,7 @@ result<session> gate::attach(std::string_view run_id) {
             w.put(*run);
             return plan;
         }
-        leases::take(*run, mine, now);
+        plan.epoch = leases::take(*run, mine, now);
         run->updated_ms = now;
         w.append(*run, event_type::run_resumed, {}, now);
         // Left by a session that released the run (a step opened, or a tool started whose outcome was
@@ -117,7 +118,7 @@ result<session> gate::attach(std::string_view run_id) {
     });
     if (!planned)
         return planned.error();
-    session s(*this, std::string(run_id), owner);
+    session s(*this, std::string(run_id), owner, planned->epoch);
     claim.keep(); // the session now releases or abandons the owner
 
     if (planned->kind == plan_kind::grant) {
@@ -162,6 +163,7 @@ result<void> gate::resume_grant(session& s, step_record const& step, approval_re
                                                   gate_detail::requested_hash(step, tool->spec(), v) == granted.hash);
     }
     lease_record mine = leases::lease_for(*store_, s.owner(), lease_now, options_.lease_duration);
+    std::uint64_t epoch = 0;
 
     auto done = store_->write(
         [&](store_writer& w) -> result<bool> {
@@ -171,7 +173,7 @@ result<void> gate::resume_grant(session& s, step_record const& step, approval_re
                 latest->status != approval_status::approved || latest->used)
                 return err(errc::conflict, "the grant of step " + step.id() + " was used or changed meanwhile");
             auto current = w.step(run.id, step.index).value();
-            transitions::resume_granted(w, run, mine, step.index, granted.hash, now);
+            epoch = transitions::resume_granted(w, run, mine, step.index, granted.hash, now);
             if (grant_expired) {
                 latest->status = approval_status::expired;
                 w.put(*latest);
@@ -228,6 +230,7 @@ result<void> gate::resume_grant(session& s, step_record const& step, approval_re
         allowed);
     if (!done)
         return done.error();
+    s.epoch_ = epoch;
     if (*done)
         s.pending_ = step.index;
     return {};

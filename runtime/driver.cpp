@@ -1,5 +1,7 @@
 #include <agentrt/runtime/driver.hpp>
 
+#include "lease.hpp"
+
 #include <stdexcept>
 
 namespace agentrt {
@@ -61,7 +63,7 @@ result<run_record> driver::drive(session& s) {
                 return done.error();
     }
     auto run = s.run();
-    if (run.lease.owner == s.owner())
+    if (leases::held_by(run.lease, s.owner(), s.lease_epoch()))
         (void)s.release();
     return run;
 }

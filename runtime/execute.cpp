@@ -141,7 +141,7 @@ result<step_record> finish_call(gate& g, session& s, std::uint64_t index, std::u
         w.put(step);
         next.reset();
         if (run.status == run_status::running && step.status != step_status::interrupted &&
-            run.lease.owner == s.owner())
+            leases::held_by(run.lease, s.owner(), s.lease_epoch()))
             next = gate_detail::open_next(w, run, g.options().limits, now);
         w.put(run);
         return step;
@@ -178,8 +178,8 @@ bool wait_renewing(gate& g, session& s, std::unique_lock<std::mutex>& lock, std:
             lock.unlock();
             try {
                 // Records nothing but the new expiry.
-                holding =
-                    leases::renew(g.storage(), s.run_id(), s.owner(), options.clocks.lease(), options.lease_duration);
+                holding = leases::renew(g.storage(), s.run_id(), s.owner(), s.lease_epoch(), options.clocks.lease(),
+                                        options.lease_duration);
             } catch (std::exception const&) {
                 holding = false; // best effort: recording the outcome reports a failing store
             }
@@ -205,7 +205,7 @@ result<step_record> session::execute() {
         return std::pair{r.run(run_id_).value(), r.step(run_id_, index).value()};
     });
     auto const lease_left = std::chrono::milliseconds(run.lease.expiry_ms - lease_now);
-    if (auto held = leases::hold(run, owner_, lease_now, options.lease_duration); !held)
+    if (auto held = leases::hold(run, owner_, epoch_, lease_now, options.lease_duration); !held)
         return held.error(); // a lapsed lease starts no side effect
     if (step.status != step_status::executing)
         return err(errc::conflict, "step " + step.id() + " is no longer executing");

@@ -57,7 +57,7 @@ result<void> settle(gate& g, session& s, step_record step) {
     std::int64_t now = options.clocks.record(), lease_now = options.clocks.lease();
     return g.storage().write([&](store_writer& w) -> result<void> {
         auto run = w.run(s.run_id()).value();
-        if (auto held = leases::hold(run, s.owner(), lease_now, options.lease_duration); !held)
+        if (auto held = leases::hold(run, s.owner(), s.lease_epoch(), lease_now, options.lease_duration); !held)
             return held;
         auto current = w.step(step.run_id, step.index).value();
         if (current.status != step_status::interrupted || !current.resolution.empty())
@@ -107,14 +107,14 @@ result<void> settle(gate& g, session& s, step_record step) {
 
 } // namespace gate_detail
 
-session::session(gate& g, std::string run_id, std::string owner)
-    : gate_(&g), run_id_(std::move(run_id)), owner_(std::move(owner)) {
+session::session(gate& g, std::string run_id, std::string owner, std::uint64_t epoch)
+    : gate_(&g), run_id_(std::move(run_id)), owner_(std::move(owner)), epoch_(epoch) {
     leases::add_live_owner(owner_);
 }
 
 session::session(session&& other) noexcept
     : gate_(std::exchange(other.gate_, nullptr)), run_id_(std::move(other.run_id_)), owner_(std::move(other.owner_)),
-      open_(other.open_), pending_(other.pending_), preopened_(other.preopened_),
+      epoch_(other.epoch_), open_(other.open_), pending_(other.pending_), preopened_(other.preopened_),
       view_cache_(std::move(other.view_cache_)) {}
 
 session& session::operator=(session&& other) noexcept {
@@ -129,6 +129,7 @@ session& session::operator=(session&& other) noexcept {
         gate_ = std::exchange(other.gate_, nullptr);
         run_id_ = std::move(other.run_id_);
         owner_ = std::move(other.owner_);
+        epoch_ = other.epoch_;
         open_ = other.open_;
         pending_ = other.pending_;
         preopened_ = other.preopened_;
@@ -163,7 +164,7 @@ result<void> session::release() {
     std::int64_t now = gate_->options_.clocks.record();
     auto released = gate_->store_->write([&](store_writer& w) {
         auto run = w.run(run_id_);
-        if (!run || run->lease.owner != owner_)
+        if (!run || !leases::held_by(run->lease, owner_, epoch_))
             return false;
         leases::release(*run, now);
         run->updated_ms = now;
@@ -216,6 +217,7 @@ result<session> gate::begin(std::string goal, std::string run_id) {
     std::string owner = leases::new_owner(*store_);
     leases::live_claim claim(owner);
     std::int64_t now = options_.clocks.record(), lease_now = options_.clocks.lease();
+    std::uint64_t epoch = 0;
     auto made = store_->write([&](store_writer& w) -> result<void> {
         if (w.run(run_id))
             return err(errc::conflict, "run " + run_id + " already exists");
@@ -224,7 +226,7 @@ result<session> gate::begin(std::string goal, std::string run_id) {
         run.goal = goal;
         run.created_ms = run.updated_ms = now;
         run.policy = policy_->identity();
-        leases::take(run, leases::lease_for(*store_, owner, lease_now, options_.lease_duration), now);
+        epoch = leases::take(run, leases::lease_for(*store_, owner, lease_now, options_.lease_duration), now);
         w.append(run, event_type::run_created, {{"goal", goal}, {"policy", policy_->identity()}}, now);
         w.append(run, event_type::run_started, {}, now);
         w.put(run);
@@ -232,7 +234,7 @@ result<session> gate::begin(std::string goal, std::string run_id) {
     });
     if (!made)
         return made.error();
-    session s(*this, run_id, owner);
+    session s(*this, run_id, owner, epoch);
     claim.keep();
     return s;
 }

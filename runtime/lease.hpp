@@ -1,7 +1,7 @@
 // Leases: who may advance a run, and whether its holder is still alive. Internal.
 //
 // A lease is taken with the move to running, renewed while its holder works and released by a
-// compare-and-set on the owner. A holder is alive while its session lives in this process, or, in
+// compare-and-set on its owner and epoch. A holder is alive while its session lives in this process, or, in
 // another process, while its engine says so (LMDB: the process's lock on owners.lock); a holder that
 // is alive but stuck loses the run at its lease's expiry.
 #pragma once
@@ -42,23 +42,29 @@ private:
 // Whether the holder of `lease` is still alive, as far as this process and the store can tell.
 bool holder_alive(store const& s, lease_record const& lease);
 
-// A holder's name, unique to one holding ("host/pid/random"): every write under a lease compares it,
-// so a holder that lost its lease (released, taken over, lapsed) changes nothing.
+// A holder's name, unique to one session ("host/pid/random").
 std::string new_owner(store const& s);
 lease_record lease_for(store const& s, std::string owner, std::int64_t lease_now, std::chrono::milliseconds span);
 
-// The run's lease passes to `lease`, and a stretch of active time starts.
-void take(run_record& run, lease_record lease, std::int64_t now);
-// Nobody holds the run; its active time pauses.
+// Whether `lease` is the holding of `owner` at `epoch`: the fencing compare of every write under a
+// lease. The epoch tells a session's holdings apart (it may release a run and take it again) and is
+// the whole compare an engine needs, such as a database's `WHERE lease_epoch = $1`.
+bool held_by(lease_record const& lease, std::string_view owner, std::uint64_t epoch);
+
+// The run's lease passes to `lease`, one epoch on from the run's last, and a stretch of active time
+// starts; the new epoch.
+std::uint64_t take(run_record& run, lease_record lease, std::int64_t now);
+// Nobody holds the run (its epoch stays); its active time pauses.
 void release(run_record& run, std::int64_t now);
 // The lease of a holder that died, or whose lease expired, is taken from it; lease.taken_over.
 void take_over(store_writer& w, run_record& run, bool holder_was_alive, std::int64_t now);
 
-// Checks that `owner` still holds `run` under the lease clock (the compare of every write under a
-// lease) and extends the lease; a typed error otherwise.
-result<void> hold(run_record& run, std::string const& owner, std::int64_t lease_now, std::chrono::milliseconds span);
+// Checks that `owner` still holds `run` at `epoch` under the lease clock (the compare of every write
+// under a lease) and extends the lease; a typed error otherwise.
+result<void> hold(run_record& run, std::string const& owner, std::uint64_t epoch, std::int64_t lease_now,
+                  std::chrono::milliseconds span);
 // Extends a lease its owner still holds, in a write of its own; false once it is lost or lapsed.
-bool renew(store& s, std::string const& run_id, std::string const& owner, std::int64_t lease_now,
+bool renew(store& s, std::string const& run_id, std::string const& owner, std::uint64_t epoch, std::int64_t lease_now,
            std::chrono::milliseconds span);
 
 // Active time: a stretch starts when a session takes the run and ends when the run pauses or ends.

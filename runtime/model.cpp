@@ -136,7 +136,7 @@ result<model_response> session::call_model(model& m, model_request const& reques
         std::int64_t now = options.clocks.record(), lease_now = options.clocks.lease();
         auto dispatched = gate_->store_->write([&](store_writer& w) -> result<model_call_record> {
             auto run = w.run(run_id_).value();
-            if (auto held = leases::hold(run, owner_, lease_now, options.lease_duration); !held)
+            if (auto held = leases::hold(run, owner_, epoch_, lease_now, options.lease_duration); !held)
                 return held.error(); // a driver that lost its lease makes no further model call
             if (auto stop = model_limit_reached(run, limits)) {
                 w.append(run, event_type::limit_exceeded, {{"limit", stop->first}, {"detail", stop->second}}, now);

@@ -2,7 +2,7 @@
 //
 // The stored text (record_text.hpp), to_json and the readers (records.hpp) all walk these lists, so
 // a field is added in one place and the three cannot disagree. The keys and their order are the
-// store's format (schema version 1): tests/runtime/record_text.cpp pins the text of every record.
+// store's format (schema version 2): tests/runtime/record_text.cpp pins the text of every record.
 #pragma once
 
 #include <agentrt/runtime/records.hpp>
@@ -28,8 +28,9 @@ struct of; // name: how errors call the record; list: its fields in stored order
 template <>
 struct of<lease_record> {
     static constexpr std::string_view name = "lease";
-    static constexpr auto list = std::tuple{at("owner", &lease_record::owner), at("host", &lease_record::host),
-                                            at("pid", &lease_record::pid), at("expiry", &lease_record::expiry_ms)};
+    static constexpr auto list =
+        std::tuple{at("owner", &lease_record::owner), at("host", &lease_record::host), at("pid", &lease_record::pid),
+                   at("expiry", &lease_record::expiry_ms), at("epoch", &lease_record::epoch)};
 };
 
 template <>

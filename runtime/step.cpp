@@ -98,7 +98,7 @@ result<std::optional<std::uint64_t>> session::open_step() {
         auto run = w.run(run_id_).value();
         if (run.status != run_status::running)
             return std::optional<std::uint64_t>{};
-        if (auto held = leases::hold(run, owner_, lease_now, options.lease_duration); !held)
+        if (auto held = leases::hold(run, owner_, epoch_, lease_now, options.lease_duration); !held)
             return held.error();
         run.updated_ms = now;
         auto index = gate_detail::open_next(w, run, options.limits, now);
@@ -146,7 +146,7 @@ result<step_record> session::propose(decision const& d) {
     auto proposed = gate_->store_->write(
         [&](store_writer& w) -> result<step_record> {
             auto run = w.run(run_id_).value();
-            if (auto held = leases::hold(run, owner_, lease_now, options.lease_duration); !held)
+            if (auto held = leases::hold(run, owner_, epoch_, lease_now, options.lease_duration); !held)
                 return held.error();
             auto step = w.step(run_id_, index).value();
             if (step.status != step_status::deciding)
@@ -232,7 +232,7 @@ result<void> session::fail(std::string message) {
     std::int64_t now = options.clocks.record(), lease_now = options.clocks.lease();
     auto failed = gate_->store_->write([&](store_writer& w) -> result<void> {
         auto run = w.run(run_id_).value();
-        if (auto held = leases::hold(run, owner_, lease_now, options.lease_duration); !held)
+        if (auto held = leases::hold(run, owner_, epoch_, lease_now, options.lease_duration); !held)
             return held;
         if (open_) {
             auto step = w.step(run_id_, *open_).value();

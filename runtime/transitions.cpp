@@ -149,12 +149,13 @@ approval_record ask_about_interruption(store_writer& w, run_record& run, step_re
     return a;
 }
 
-void resume_granted(store_writer& w, run_record& run, lease_record lease, std::uint64_t step, std::string_view hash,
-                    std::int64_t now) {
+std::uint64_t resume_granted(store_writer& w, run_record& run, lease_record lease, std::uint64_t step,
+                             std::string_view hash, std::int64_t now) {
     move(run, run_status::running, "resume_granted");
-    leases::take(run, std::move(lease), now);
+    auto epoch = leases::take(run, std::move(lease), now);
     run.updated_ms = now;
     w.append(run, event_type::run_resumed, {{"step", step}, {"approval", hash}}, now);
+    return epoch;
 }
 
 void complete_by_decision(store_writer&, run_record&, step_record& step, std::string observation, std::int64_t now) {

@@ -54,8 +54,8 @@ approval_record ask_about_interruption(store_writer& w, run_record& run, step_re
                                        boost::json::object const& tool_spec, verdict const& v, std::int64_t now);
 
 // waiting_for_approval -> running under `lease`, for the granted approval `hash` of `step`; run.resumed.
-void resume_granted(store_writer& w, run_record& run, lease_record lease, std::uint64_t step, std::string_view hash,
-                    std::int64_t now);
+std::uint64_t resume_granted(store_writer& w, run_record& run, lease_record lease, std::uint64_t step,
+                             std::string_view hash, std::int64_t now);
 
 // --- step ---
 

@@ -421,6 +421,49 @@ TEST_CASE("a session that lost its lease to a takeover writes nothing and releas
     CHECK(successor.open_step().value() == std::optional<std::uint64_t>(0));
 }
 
+TEST_CASE("every take of a run raises its lease epoch, and a release keeps it") {
+    world w;
+    auto s = w.open();
+    agentrt::gate g(s, w.table, w.policy, w.options());
+    auto first = g.begin("goal").value();
+    CHECK(first.lease_epoch() == 1);
+    CHECK(first.run().lease.epoch == 1);
+    first.release().value();
+    auto released = agentrt::read_run(s, "run-1").value().run.lease;
+    CHECK(released.owner.empty());
+    CHECK(released.epoch == 1);
+    auto second = g.attach("run-1").value();
+    CHECK(second.lease_epoch() == 2);
+    second.abandon(); // as a crash leaves it
+    auto third = g.attach("run-1").value();
+    CHECK(third.lease_epoch() == 3);
+    CHECK(third.run().lease.owner == third.owner());
+}
+
+TEST_CASE("a holder whose epoch is not the run's changes nothing, even under its own name") {
+    world w;
+    auto s = w.open();
+    agentrt::gate g(s, w.table, w.policy, w.options());
+    auto stale = g.begin("goal").value();
+    // The run taken again by a holder of the same name (what an engine that fences by epoch alone sees).
+    s.write([&](agentrt::store_writer& wr) {
+        auto run = wr.run("run-1").value();
+        ++run.lease.epoch;
+        wr.put(run);
+    });
+    auto before = agentrt::read_events(s, "run-1").value().size();
+    auto opened = stale.open_step();
+    REQUIRE_FALSE(opened);
+    CHECK(opened.error().code == agentrt::errc::conflict);
+    CHECK(opened.error().message ==
+          "this session no longer holds run run-1: it was taken again (lease epoch 2, not 1)");
+    auto released = stale.release();
+    REQUIRE_FALSE(released);
+    CHECK(released.error().code == agentrt::errc::conflict);
+    CHECK(agentrt::read_events(s, "run-1").value().size() == before);
+    CHECK(agentrt::read_run(s, "run-1").value().run.lease.owner == stale.owner()); // not released by the stale holder
+}
+
 TEST_CASE("a lease just taken is alive to the other threads of its process as soon as it is committed") {
     world w;
     auto s = w.open();

@@ -2,6 +2,7 @@
 // byte what boost::json::serialize(to_json(...)) and canonical_json of the event body write: stores
 // written before and after read the same, and every existing hash chain still verifies.
 #include "record_text.hpp"
+#include "migrations.hpp"
 
 #include <agentrt/catalog/error.hpp>
 
@@ -102,11 +103,14 @@ event_record random_event(text_source& t) {
 }
 
 // The records' JSON as version one of the store wrote it, by hand, before records were described
-// once: the oracle the stored text is held to, so that a key, its order or a number's kind cannot
-// move without a test failing.
+// once, with the one key version two added (the lease's epoch): the oracle the stored text is held
+// to, so that a key, its order or a number's kind cannot move without a test failing.
 boost::json::object v1_json(run_record const& r) {
-    boost::json::object lease{
-        {"owner", r.lease.owner}, {"host", r.lease.host}, {"pid", r.lease.pid}, {"expiry", r.lease.expiry_ms}};
+    boost::json::object lease{{"owner", r.lease.owner},
+                              {"host", r.lease.host},
+                              {"pid", r.lease.pid},
+                              {"expiry", r.lease.expiry_ms},
+                              {"epoch", r.lease.epoch}};
     return {{"id", r.id},
             {"goal", r.goal},
             {"status", to_string(r.status)},
@@ -228,10 +232,10 @@ TEST_CASE("a stored event hash is pinned") {
     CHECK(event_hash(e) == sha256_hex(record_text::event_body_text(e)));
 }
 
-// Version 1 of the store's format, as the code before records were described once wrote it: every
-// record, every kind of member (escapes, a negative number, an absent and a present optional, JSON
-// values, a bool) byte for byte.
-TEST_CASE("every record is stored in the text of schema version 1, and reads back as written") {
+// Version 2 of the store's format: version 1, as the code before records were described once wrote
+// it, with the lease's epoch. Every record, every kind of member (escapes, a negative number, an
+// absent and a present optional, JSON values, a bool) byte for byte.
+TEST_CASE("every record is stored in the text of schema version 2, and reads back as written") {
     run_record r;
     r.id = "r-1";
     r.goal = "g\"oal\n";
@@ -251,7 +255,7 @@ TEST_CASE("every record is stored in the text of schema version 1, and reads bac
     r.cost_micros = 11;
     r.head = "h";
     r.policy = "p/1";
-    r.lease = {"o", "host", 12, 13};
+    r.lease = {"o", "host", 12, 13, 14};
     step_record s;
     s.run_id = "r-1";
     s.index = 2;
@@ -312,7 +316,7 @@ TEST_CASE("every record is stored in the text of schema version 1, and reads bac
 
     CHECK(
         record_text::of(r) ==
-        R"~({"id":"r-1","goal":"g\"oal\n","status":"waiting_for_approval","reason":"x","message":"m","created":1,"updated":-2,"active":3,"active_since":4,"order":5,"next_step":6,"failed_streak":7,"event_count":8,"model_calls":9,"tokens":10,"cost_micros":11,"head":"h","policy":"p/1","lease":{"owner":"o","host":"host","pid":12,"expiry":13}})~");
+        R"~({"id":"r-1","goal":"g\"oal\n","status":"waiting_for_approval","reason":"x","message":"m","created":1,"updated":-2,"active":3,"active_since":4,"order":5,"next_step":6,"failed_streak":7,"event_count":8,"model_calls":9,"tokens":10,"cost_micros":11,"head":"h","policy":"p/1","lease":{"owner":"o","host":"host","pid":12,"expiry":13,"epoch":14}})~");
     CHECK(
         record_text::of(s) ==
         R"~({"run":"r-1","index":2,"status":"interrupted","decision":"{\"d\":1}","kind":"tool_call","tool":"t","arguments":"{}","spec_hash":"sh","observation":"o","error":"e","interrupted_in":"executing","resolution":"approval","attempt":2,"ignored_calls":1,"late_observation":"l","started":100,"finished":200,"policy":{"identity":"p/1","outcome":"allow","reason":"why","steps_seen":1,"approvals_seen":2,"failed_streak":3}})~");
@@ -336,6 +340,19 @@ TEST_CASE("every record is stored in the text of schema version 1, and reads bac
     CHECK(record_text::of(approval_from_json(parse_record_text(record_text::of(a)))) == record_text::of(a));
     CHECK(record_text::of(model_call_from_json(parse_record_text(record_text::of(m)))) == record_text::of(m));
     CHECK(record_text::of(event_from_json(parse_record_text(record_text::of(e)))) == record_text::of(e));
+}
+
+TEST_CASE("a run of schema version 1 moves to version 2 with its lease at epoch 0, every other byte kept") {
+    std::string v1 =
+        R"~({"id":"r-1","goal":"g\"oal\n","status":"running","reason":"","message":"m","created":1,"updated":-2,"active":3,"active_since":4,"order":5,"next_step":6,"failed_streak":7,"event_count":8,"model_calls":9,"tokens":10,"cost_micros":11,"head":"h","policy":"p/1","lease":{"owner":"o","host":"host","pid":12,"expiry":13}})~";
+    CHECK_THROWS_WITH_AS(run_from_json(parse_record_text(v1)), "stored lease record lacks 'epoch'", agentrt::exception);
+    CHECK(
+        agentrt::migrations::run_text_v1_to_v2(v1) ==
+        R"~({"id":"r-1","goal":"g\"oal\n","status":"running","reason":"","message":"m","created":1,"updated":-2,"active":3,"active_since":4,"order":5,"next_step":6,"failed_streak":7,"event_count":8,"model_calls":9,"tokens":10,"cost_micros":11,"head":"h","policy":"p/1","lease":{"owner":"o","host":"host","pid":12,"expiry":13,"epoch":0}})~");
+    CHECK_THROWS_WITH_AS(agentrt::migrations::run_text_v1_to_v2(R"({"id":"r-1"})"),
+                         "a stored run has no lease object: it is not a run of schema version 1; restore the store "
+                         "from a backup",
+                         agentrt::exception);
 }
 
 TEST_CASE("a stored record that lacks a field or holds the wrong kind of value is refused by name") {

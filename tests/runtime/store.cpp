@@ -148,13 +148,13 @@ TEST_CASE("a store of a newer schema is refused by name") {
     { auto s = w.open(); }
     {
         raw_lmdb raw(w.store_path);
-        raw.put("meta", "schema_version", "2");
+        raw.put("meta", "schema_version", "3");
         raw.commit();
     }
     auto s = agentrt::store::open(w.store_path);
     REQUIRE_FALSE(s);
     CHECK(s.error().message == "store " + w.store_path.string() +
-                                   " has schema version 2, newer than this library's 1: open it with a newer agentrt");
+                                   " has schema version 3, newer than this library's 2: open it with a newer agentrt");
 }
 
 TEST_CASE("a writer migrates an older store and an operator refuses to") {
@@ -170,7 +170,7 @@ TEST_CASE("a writer migrates an older store and an operator refuses to") {
     CHECK(op.error().message.find("an operator never migrates") != std::string::npos);
     { auto s = w.open(); }
     raw_lmdb raw(w.store_path);
-    CHECK(raw.get("meta", "schema_version") == "1");
+    CHECK(raw.get("meta", "schema_version") == "2");
 }
 
 TEST_CASE("a store cannot be opened twice in one process") {

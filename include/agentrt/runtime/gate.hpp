@@ -70,6 +70,8 @@ public:
 
     std::string const& run_id() const noexcept { return run_id_; }
     std::string const& owner() const noexcept { return owner_; }
+    // The epoch of this session's hold on the run (lease_record::epoch); 0 before it holds it.
+    std::uint64_t lease_epoch() const noexcept { return epoch_; }
     run_record run() const;
 
     // Claims the next step (step.started). Empty when the run is not running or a limit ended it.
@@ -97,12 +99,13 @@ public:
 
 private:
     friend class gate;
-    session(gate& g, std::string run_id, std::string owner);
+    session(gate& g, std::string run_id, std::string owner, std::uint64_t epoch);
     model_result complete(model& m, model_request const& request, std::uint32_t attempt, std::stop_token cancel);
 
     gate* gate_ = nullptr;
     std::string run_id_;
     std::string owner_;
+    std::uint64_t epoch_ = 0;
     std::optional<std::uint64_t> open_;    // the step opened and not yet decided
     std::optional<std::uint64_t> pending_; // the step allowed and not yet executed
     bool preopened_ = false;               // open_ was opened by the commit that settled the step before

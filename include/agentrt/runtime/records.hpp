@@ -63,6 +63,9 @@ struct lease_record {
     std::string host;
     std::int64_t pid = 0;
     std::int64_t expiry_ms = 0; // lease clock
+    // Raised by every take of the run, kept when it is released: every write under a lease compares
+    // owner and epoch, so a holder whose lease was released, lapsed or taken changes nothing.
+    std::uint64_t epoch = 0;
 };
 
 struct run_record {

@@ -31,7 +31,8 @@ namespace agentrt {
 // only, and may still change it (approve, reject, cancel).
 enum class store_access : std::uint8_t { writer, operator_only };
 
-inline constexpr int store_schema_version = 1;
+// 2: leases carry their epoch (a store of version 1 is migrated by its first writer).
+inline constexpr int store_schema_version = 2;
 
 // What only the LMDB engine reads.
 struct lmdb_options {

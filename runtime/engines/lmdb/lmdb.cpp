@@ -101,6 +101,10 @@ bool cursor::next(MDB_val& k, MDB_val& v) {
 bool cursor::prev(MDB_val& k, MDB_val& v) {
     return step(k, v, MDB_PREV);
 }
+bool cursor::first(MDB_val& k, MDB_val& v) {
+    return step(k, v, MDB_FIRST);
+}
+
 bool cursor::last(MDB_val& k, MDB_val& v) {
     return step(k, v, MDB_LAST);
 }

@@ -118,6 +118,7 @@ public:
     bool seek(std::string_view key, MDB_val& k, MDB_val& v);
     bool next(MDB_val& k, MDB_val& v);
     bool prev(MDB_val& k, MDB_val& v);
+    bool first(MDB_val& k, MDB_val& v);
     bool last(MDB_val& k, MDB_val& v);
 
 private:

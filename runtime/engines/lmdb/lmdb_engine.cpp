@@ -5,6 +5,7 @@
 #include "errors.hpp"
 #include "keys.hpp"
 #include "lmdb.hpp"
+#include "migrations.hpp"
 #include "record_cache.hpp"
 #include "record_text.hpp"
 
@@ -135,6 +136,25 @@ void open_databases(lmdb_engine& s, bool create) {
     t.commit();
 }
 
+void migrate_runs_to_v2(lmdb_engine& s, MDB_txn* t) {
+    std::vector<std::pair<std::string, std::string>> migrated;
+    {
+        lmdb::cursor c(t, s.runs);
+        MDB_val k{}, v{};
+        for (bool at = c.first(k, v); at; at = c.next(k, v)) {
+            std::string id(lmdb::view(k));
+            try {
+                migrated.emplace_back(id, migrations::run_text_v1_to_v2(lmdb::view(v)));
+            } catch (exception const& e) {
+                throw exception(store_error("store " + s.path.string() + ": run " + id +
+                                            " cannot move to schema version 2: " + e.error().message));
+            }
+        }
+    }
+    for (auto const& [id, text] : migrated)
+        lmdb::put(t, s.runs, id, text);
+}
+
 result<void> check_version(lmdb_engine& s) {
     std::string text;
     int version = 0;
@@ -157,8 +177,10 @@ result<void> check_version(lmdb_engine& s) {
         return store_error("store " + s.path.string() + " has schema version " + std::to_string(version) +
                            ", older than " + std::to_string(store_schema_version) +
                            "; an operator never migrates: open it once with a writer");
-    // Migrations from older versions go here, each in this one transaction. Version 0 is a new store.
+    // Every migration from `version` in this one transaction; version 0 is a new store.
     lmdb::txn t(s.env.get(), false);
+    if (version == 1)
+        migrate_runs_to_v2(s, t.get());
     lmdb::put(t.get(), s.meta, "schema_version", std::to_string(store_schema_version));
     t.commit();
     return {};
