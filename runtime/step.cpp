@@ -115,20 +115,22 @@ result<step_record> session::propose(decision const& d) {
         return err(errc::refused, "this session has ended");
     if (!open_)
         return err(errc::refused, "no step is open on run " + run_id_ + ": call open_step first");
-    if (d.size() > max_decision_bytes)
-        return err(errc::too_large, "the decision is " + std::to_string(d.size()) + " bytes; the bound is " +
-                                        std::to_string(max_decision_bytes));
     auto const& options = gate_->options_;
     evaluator const& policy = *gate_->policy_;
     std::uint64_t index = *open_;
     tool_entry const* tool = nullptr;
     std::optional<accepted_call> call;
     std::optional<error> invalid;
+    // Too big to record: the step fails like any invalid decision, with its size and not its bytes.
+    bool const oversized = d.size() > max_decision_bytes;
+    if (oversized)
+        invalid = err(errc::too_large, "the decision is " + std::to_string(d.size()) + " bytes; the bound is " +
+                                           std::to_string(max_decision_bytes) + ", so it was not recorded");
     if (!view_cache_)
         view_cache_ = std::make_shared<views::view_snapshot>();
     auto* snap = static_cast<views::view_snapshot*>(view_cache_.get());
     views::evaluation answer;
-    if (d.kind == decision_kind::tool_call) {
+    if (!oversized && d.kind == decision_kind::tool_call) {
         auto accepted = gate_->tools_->accept(d.tool, d.arguments);
         if (accepted) {
             call = std::move(*accepted);
@@ -153,26 +155,28 @@ result<step_record> session::propose(decision const& d) {
                 return err(errc::conflict, "step " + step.id() + " is " + std::string(to_string(step.status)) +
                                                ", not deciding: it was interrupted meanwhile");
             run.updated_ms = now;
-            step.decision = d.to_text();
             step.kind = d.kind;
-            step.tool = d.tool;
-            step.arguments = d.arguments;
             step.ignored_calls = d.ignored_calls;
+            if (!oversized) {
+                step.decision = d.to_text();
+                step.tool = d.tool;
+                step.arguments = d.arguments;
+            }
             w.append(run, event_type::step_decided, {{"step", index}, {"decision", step.decision}}, now);
             auto fail_step = [&](std::string_view reason, std::string message, std::string observation) {
                 step.observation = std::move(observation);
                 transitions::fail_step(w, run, step, reason, std::move(message), now);
             };
-            if (d.kind == decision_kind::complete) {
+            if (invalid) {
+                fail_step("invalid_decision", invalid->to_string(),
+                          canonical_json(boost::json::object{{"invalid_decision", invalid->to_string()}}));
+                ++run.failed_streak;
+            } else if (d.kind == decision_kind::complete) {
                 transitions::complete_by_decision(w, run, step, json_string_literal(d.summary), now);
                 transitions::finish_run(w, run, run_status::completed, run_reason::goal_completed, d.summary, now);
             } else if (d.kind == decision_kind::fail) {
                 fail_step("agent_failed", d.summary, json_string_literal(d.summary));
                 transitions::finish_run(w, run, run_status::failed, run_reason::agent_failed, d.summary, now);
-            } else if (invalid) {
-                fail_step("invalid_decision", invalid->to_string(),
-                          canonical_json(boost::json::object{{"invalid_decision", invalid->to_string()}}));
-                ++run.failed_streak;
             } else if (!answer.answer) {
                 step.arguments = canonical_json(call->args.json());
                 fail_step("internal_error", answer.failure, "");

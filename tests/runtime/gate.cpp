@@ -321,7 +321,7 @@ TEST_CASE("the same call with the same result three times is a loop") {
     CHECK(event_types(s, "run-1").end()[-2] == "loop.detected");
 }
 
-TEST_CASE("a goal or a decision beyond its bound is refused before anything is stored") {
+TEST_CASE("a goal beyond its bound is refused before anything is stored") {
     world w;
     auto s = w.open();
     agentrt::gate g(s, w.table, w.policy, w.options());
@@ -329,13 +329,32 @@ TEST_CASE("a goal or a decision beyond its bound is refused before anything is s
     REQUIRE_FALSE(big);
     CHECK(big.error().code == agentrt::errc::too_large);
     CHECK(agentrt::list_runs(s).empty());
+}
+
+TEST_CASE("a decision beyond its bound fails its step, recorded by its size, and counts as a failed step") {
+    world w;
+    auto s = w.open();
+    auto options = w.options();
+    options.limits.max_failed_streak = 2;
+    agentrt::gate g(s, w.table, w.policy, options);
     auto session = g.begin("goal").value();
+    auto huge = [] { return decision::call("lookup_order", std::string(agentrt::max_decision_bytes + 1, ' ')); };
     (void)session.open_step().value();
-    auto events = event_types(s, "run-1").size();
-    auto huge = session.propose(decision::call("lookup_order", std::string(agentrt::max_decision_bytes + 1, ' ')));
-    REQUIRE_FALSE(huge);
-    CHECK(huge.error().code == agentrt::errc::too_large);
-    CHECK(event_types(s, "run-1").size() == events);
+    auto first = session.propose(huge()).value();
+    CHECK(first.status == step_status::failed);
+    CHECK(first.decision.empty());
+    CHECK(first.arguments.empty());
+    CHECK(first.error == "the decision is " + std::to_string(huge().size()) + " bytes; the bound is " +
+                             std::to_string(agentrt::max_decision_bytes) + ", so it was not recorded");
+    CHECK(session.run().failed_streak == 1);
+    CHECK(session.run().status == run_status::running);
+    (void)session.open_step().value();
+    CHECK(session.propose(huge()).value().status == step_status::failed);
+    CHECK(session.open_step().value() == std::nullopt);
+    CHECK(session.run().status == run_status::failed);
+    CHECK(session.run().reason == agentrt::run_reason::limit_failures);
+    CHECK(w.calls.empty());
+    CHECK(agentrt::check_invariants(s).ok());
 }
 
 TEST_CASE("gate misuse is refused and changes nothing") {

@@ -78,7 +78,8 @@ public:
     // After a step settles and the run goes on, its commit has already opened the next step (one
     // commit fewer per step); open_step then returns that step.
     result<std::optional<std::uint64_t>> open_step();
-    // Records the decision verbatim, validates it and asks the policy. An allowed tool call comes
+    // Records the decision verbatim, validates it and asks the policy (a decision over
+    // max_decision_bytes fails its step as invalid, recorded by its size only). An allowed tool call comes
     // back `executing`, its start durable; anything else comes back settled.
     result<step_record> propose(decision const& d);
     // Calls the model for the open step: limits first, the call recorded dispatched and then ok, error
