@@ -28,6 +28,8 @@ char const* to_string(errc code) noexcept {
         return "too_large";
     case errc::store_failed:
         return "store_failed";
+    case errc::storage_full:
+        return "storage_full";
     }
     return "unknown";
 }

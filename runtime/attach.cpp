@@ -53,7 +53,7 @@ bool orphaned(step_record const& step) {
 
 } // namespace
 
-result<session> gate::attach(std::string_view run_id) {
+result<session> gate::attach(std::string_view run_id) try {
     std::string owner = leases::new_owner(*store_);
     leases::live_claim claim(owner);
     std::int64_t now = options_.clocks.record(), lease_now = options_.clocks.lease();
@@ -132,6 +132,8 @@ result<session> gate::attach(std::string_view run_id) {
         if (auto settled = gate_detail::settle(*this, s, planned->step); !settled)
             return settled.error();
     return s;
+} catch (exception const& e) { // a failing store: a typed error, never an exception
+    return e.error();
 }
 
 result<void> gate::resume_grant(session& s, step_record const& step, approval_record const& granted) {

@@ -6,21 +6,25 @@
 
 namespace agentrt {
 
-result<run_record> driver::start(std::string goal, std::string run_id) {
+result<run_record> driver::start(std::string goal, std::string run_id) try {
     auto s = gate_.begin(std::move(goal), std::move(run_id));
     if (!s)
         return s.error();
     return drive(*s);
+} catch (exception const& e) { // a failing store: a typed error, never an exception
+    return e.error();
 }
 
-result<run_record> driver::resume(std::string_view run_id) {
+result<run_record> driver::resume(std::string_view run_id) try {
     auto s = gate_.attach(run_id);
     if (!s)
         return s.error();
     return drive(*s);
+} catch (exception const& e) { // a failing store: a typed error, never an exception
+    return e.error();
 }
 
-result<run_record> driver::drive(session& s) {
+result<run_record> driver::drive(session& s) try {
     if (s.pending_execution())
         if (auto done = s.execute(); !done)
             return done.error();
@@ -66,6 +70,8 @@ result<run_record> driver::drive(session& s) {
     if (leases::held_by(run.lease, s.owner(), s.lease_epoch()))
         (void)s.release();
     return run;
+} catch (exception const& e) { // a failing store: a typed error, never an exception
+    return e.error();
 }
 
 } // namespace agentrt

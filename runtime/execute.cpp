@@ -190,7 +190,7 @@ bool wait_renewing(gate& g, session& s, std::unique_lock<std::mutex>& lock, std:
 
 } // namespace gate_detail
 
-result<step_record> session::execute() {
+result<step_record> session::execute() try {
     if (!gate_)
         return err(errc::refused, "this session has ended");
     if (!pending_)
@@ -280,6 +280,8 @@ result<step_record> session::execute() {
         preopened_ = true;
     }
     return finished;
+} catch (exception const& e) { // a failing store: a typed error, never an exception
+    return e.error();
 }
 
 } // namespace agentrt

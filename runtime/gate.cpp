@@ -152,7 +152,7 @@ run_record session::run() const {
     return gate_->store_->read([&](store_reader const& r) { return r.run(run_id_).value(); });
 }
 
-result<void> session::release() {
+result<void> session::release() try {
     if (!gate_)
         return err(errc::refused, "this session has ended");
     // The session ends even when the store fails to record it: its owner is then no longer live in
@@ -174,6 +174,8 @@ result<void> session::release() {
     if (!released)
         return err(errc::conflict, "run " + run_id_ + " was no longer held by this session");
     return {};
+} catch (exception const& e) { // a failing store: a typed error, never an exception
+    return e.error();
 }
 
 void session::abandon() noexcept {
@@ -206,7 +208,7 @@ gate::~gate() {
     impl_->runner.reset();
 }
 
-result<session> gate::begin(std::string goal, std::string run_id) {
+result<session> gate::begin(std::string goal, std::string run_id) try {
     if (goal.size() > max_goal_bytes)
         return err(errc::too_large, "the goal is " + std::to_string(goal.size()) + " bytes; the bound is " +
                                         std::to_string(max_goal_bytes));
@@ -237,6 +239,8 @@ result<session> gate::begin(std::string goal, std::string run_id) {
     session s(*this, run_id, owner, epoch);
     claim.keep();
     return s;
+} catch (exception const& e) { // a failing store: a typed error, never an exception
+    return e.error();
 }
 
 } // namespace agentrt

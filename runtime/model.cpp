@@ -117,7 +117,7 @@ decision decision_from(model_response const& response) {
     return decision::call(first.name, first.arguments, response.tool_calls.size() - 1);
 }
 
-result<model_response> session::call_model(model& m, model_request const& request, std::stop_token cancel) {
+result<model_response> session::call_model(model& m, model_request const& request, std::stop_token cancel) try {
     if (!gate_)
         return err(errc::refused, "this session has ended");
     if (!open_)
@@ -223,6 +223,8 @@ result<model_response> session::call_model(model& m, model_request const& reques
         }
         return err(errc::refused, "the model call failed (" + call.status + "): " + call.error);
     }
+} catch (exception const& e) { // a failing store: a typed error, never an exception
+    return e.error();
 }
 
 } // namespace agentrt

@@ -7,7 +7,7 @@ namespace agentrt {
 namespace {
 
 result<approval_record> decide(store& s, std::string_view run_id, std::uint64_t step_index, std::string_view shown,
-                               operator_options const& options, bool approving) {
+                               operator_options const& options, bool approving) try {
     std::int64_t now = options.clock();
     return s.write([&](store_writer& w) -> result<approval_record> {
         auto run = w.run(run_id);
@@ -58,6 +58,8 @@ result<approval_record> decide(store& s, std::string_view run_id, std::uint64_t 
         w.put(*run);
         return *a;
     });
+} catch (exception const& e) { // a failing store: a typed error, never an exception
+    return e.error();
 }
 
 } // namespace
@@ -72,7 +74,7 @@ result<approval_record> reject(store& s, std::string_view run_id, std::uint64_t 
     return decide(s, run_id, step_index, shown_hash, options, false);
 }
 
-result<run_record> cancel(store& s, std::string_view run_id, std::string reason, operator_options const& options) {
+result<run_record> cancel(store& s, std::string_view run_id, std::string reason, operator_options const& options) try {
     std::int64_t now = options.clock();
     return s.write([&](store_writer& w) -> result<run_record> {
         auto run = w.run(run_id);
@@ -89,6 +91,8 @@ result<run_record> cancel(store& s, std::string_view run_id, std::string reason,
         w.put(*run);
         return *run;
     });
+} catch (exception const& e) { // a failing store: a typed error, never an exception
+    return e.error();
 }
 
 } // namespace agentrt

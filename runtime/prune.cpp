@@ -12,7 +12,7 @@ std::string pruned_run_key(std::string_view run_created_hash) {
     return "pruned_run:" + std::string(run_created_hash);
 }
 
-result<prune_report> prune(store& s, std::int64_t before_ms, bool dry_run) {
+result<prune_report> prune(store& s, std::int64_t before_ms, bool dry_run) try {
     // A store that does not verify keeps its evidence: removing the run whose link shows a deleted
     // or altered run would make it verify again.
     auto unsound = [](store_reader const& r) -> std::optional<error> {
@@ -49,6 +49,8 @@ result<prune_report> prune(store& s, std::int64_t before_ms, bool dry_run) {
         }
         return report;
     });
+} catch (exception const& e) { // a failing store: a typed error, never an exception
+    return e.error();
 }
 
 } // namespace agentrt

@@ -15,21 +15,25 @@ std::vector<run_record> list_runs_before(store const& s, std::uint64_t before_or
     return s.read([&](store_reader const& r) { return r.runs_before(before_order, limit); });
 }
 
-result<run_details> read_run(store const& s, std::string_view run_id) {
+result<run_details> read_run(store const& s, std::string_view run_id) try {
     return s.read([&](store_reader const& r) -> result<run_details> {
         auto run = r.run(run_id);
         if (!run)
             return err(errc::not_found, "no run " + std::string(run_id));
         return run_details{std::move(*run), r.steps(run_id), r.approvals(run_id)};
     });
+} catch (exception const& e) { // a failing store: a typed error, never an exception
+    return e.error();
 }
 
-result<std::vector<event_record>> read_events(store const& s, std::string_view run_id) {
+result<std::vector<event_record>> read_events(store const& s, std::string_view run_id) try {
     return s.read([&](store_reader const& r) -> result<std::vector<event_record>> {
         if (!r.run(run_id))
             return err(errc::not_found, "no run " + std::string(run_id));
         return r.events(run_id);
     });
+} catch (exception const& e) { // a failing store: a typed error, never an exception
+    return e.error();
 }
 
 std::vector<approval_record> pending_approvals(store const& s) {

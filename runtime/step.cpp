@@ -79,7 +79,7 @@ std::optional<std::uint64_t> open_next(store_writer& w, run_record& run, limits 
 
 } // namespace gate_detail
 
-result<std::optional<std::uint64_t>> session::open_step() {
+result<std::optional<std::uint64_t>> session::open_step() try {
     if (!gate_)
         return err(errc::refused, "this session has ended");
     if (pending_)
@@ -108,9 +108,11 @@ result<std::optional<std::uint64_t>> session::open_step() {
     if (opened && *opened)
         open_ = **opened;
     return opened;
+} catch (exception const& e) { // a failing store: a typed error, never an exception
+    return e.error();
 }
 
-result<step_record> session::propose(decision const& d) {
+result<step_record> session::propose(decision const& d) try {
     if (!gate_)
         return err(errc::refused, "this session has ended");
     if (!open_)
@@ -227,9 +229,11 @@ result<step_record> session::propose(decision const& d) {
         preopened_ = true;
     }
     return proposed;
+} catch (exception const& e) { // a failing store: a typed error, never an exception
+    return e.error();
 }
 
-result<void> session::fail(std::string message) {
+result<void> session::fail(std::string message) try {
     if (!gate_)
         return err(errc::refused, "this session has ended");
     auto const& options = gate_->options_;
@@ -257,6 +261,8 @@ result<void> session::fail(std::string message) {
     open_.reset();
     pending_.reset();
     return failed;
+} catch (exception const& e) { // a failing store: a typed error, never an exception
+    return e.error();
 }
 
 } // namespace agentrt

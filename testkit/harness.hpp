@@ -3,6 +3,7 @@
 
 #include <agentrt/runtime/records.hpp>
 #include <agentrt/runtime/store.hpp>
+#include <agentrt/testkit/faults.hpp>
 #include <agentrt/testkit/scenario.hpp>
 #include <agentrt/testkit/simulated_process.hpp>
 
@@ -26,7 +27,7 @@ inline constexpr std::string_view run_id = "run-1";
 // process mode (the children are forked), memory in simulated mode.
 class harness_log {
 public:
-    enum kind { invocations, crashes, errors, inputs, renders };
+    enum kind { invocations, crashes, errors, inputs, renders, faults };
 
     explicit harness_log(std::optional<fs::path> dir);
     void add(kind k, std::string const& line);
@@ -61,8 +62,10 @@ process_end run_forked(scenario const& s, harness_log& log, fs::path const& stor
                        std::vector<crash> const& crashes, int process,
                        std::optional<std::chrono::microseconds> kill_after);
 
-// Simulated mode: a store handle per process, cut off at its crash point.
+// Simulated mode: a store handle per process, cut off at its crash point, its writes failing with
+// `f` when given. A process that a public call's typed error ended after its fault fired has died,
+// as far as the scenario goes: the next process resumes.
 process_end run_simulated(scenario const& s, harness_log& log, simulated_machine& machine,
-                          std::vector<crash> const& crashes, int process);
+                          std::vector<crash> const& crashes, int process, fault const* f = nullptr);
 
 } // namespace agentrt::testkit::harness

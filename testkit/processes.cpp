@@ -82,7 +82,7 @@ std::int64_t harness_log::next(std::string const& name) {
 }
 
 fs::path harness_log::file(kind k) const {
-    static constexpr char const* names[] = {"invocations", "crashes", "errors", "inputs", "renders"};
+    static constexpr char const* names[] = {"invocations", "crashes", "errors", "inputs", "renders", "faults"};
     return *dir_ / names[k];
 }
 
@@ -159,6 +159,22 @@ private:
     harness_log& log_;
     int process_;
 };
+
+// An exception out of a public call of the runtime (a simulated crash aside), which owes a typed error.
+struct api_threw : std::runtime_error {
+    using std::runtime_error::runtime_error;
+};
+
+template <class F>
+auto call_api(std::string_view what, F&& call) {
+    try {
+        return call();
+    } catch (simulated_process_crashed const&) {
+        throw;
+    } catch (std::exception const& e) {
+        throw api_threw(std::string(what) + " threw instead of returning an error: " + e.what());
+    }
+}
 
 // One process of a scenario, whichever way it runs: `die` ends it where it stands (SIGKILL, or a
 // simulated crash that unwinds with simulated_process_crashed) and never returns.
@@ -255,7 +271,11 @@ void run_process(scenario const& s, process_hooks const& p, std::vector<crash> c
         d.emplace(st, table, policy, *recorded, g);
     auto go = [&](bool resume) -> run_record {
         if (s.loop) {
-            if (auto looped = s.loop(*own_gate, {run_id, s.goal, resume}); !looped)
+            if (auto looped = call_api("the gate loop",
+                                       [&] {
+                                           return s.loop(*own_gate, {run_id, s.goal, resume});
+                                       });
+                !looped)
                 throw exception(looped.error());
             auto run = st.read([](store_reader const& r) { return r.run(run_id); });
             if (!run)
@@ -265,7 +285,8 @@ void run_process(scenario const& s, process_hooks const& p, std::vector<crash> c
                                          " was still running: a loop drives its run until it ends or waits");
             return *run;
         }
-        auto run = resume ? d->resume(run_id) : d->start(s.goal, std::string(run_id));
+        auto run = resume ? call_api("driver::resume", [&] { return d->resume(run_id); })
+                          : call_api("driver::start", [&] { return d->start(s.goal, std::string(run_id)); });
         if (!run)
             throw exception(run.error());
         return *run;
@@ -291,11 +312,15 @@ void run_process(scenario const& s, process_hooks const& p, std::vector<crash> c
         if (answer == operator_answer::leave)
             break;
         if (answer == operator_answer::reject) {
-            if (auto rejected = reject(st, run_id, mine->step_index, mine->hash, by_operator); !rejected)
+            if (auto rejected =
+                    call_api("reject", [&] { return reject(st, run_id, mine->step_index, mine->hash, by_operator); });
+                !rejected)
                 throw exception(rejected.error());
             break;
         }
-        if (auto approved = approve(st, run_id, mine->step_index, mine->hash, by_operator); !approved)
+        if (auto approved =
+                call_api("approve", [&] { return approve(st, run_id, mine->step_index, mine->hash, by_operator); });
+            !approved)
             throw exception(approved.error());
         run = go(true);
     }
@@ -362,23 +387,41 @@ process_end run_forked(scenario const& s, harness_log& log, fs::path const& stor
 }
 
 process_end run_simulated(scenario const& s, harness_log& log, simulated_machine& machine,
-                          std::vector<crash> const& crashes, int process) {
+                          std::vector<crash> const& crashes, int process, fault const* f) {
     simulated_process st = machine.process();
+    std::shared_ptr<faulty_engine> faulty =
+        f ? std::make_shared<faulty_engine>(static_cast<store&>(st).engine(), *f) : nullptr;
+    std::optional<store> faulted;
+    if (faulty)
+        faulted.emplace(faulty);
+    auto note_fault = [&] {
+        if (faulty && faulty->fired())
+            log.add(harness_log::faults, to_string(faulty->fault()));
+    };
     try {
         run_process(s,
-                    {st, log, process,
+                    {faulted ? *faulted : st, log, process,
                      [&st] {
                          st.crash();
                          throw simulated_process_crashed{};
                      },
                      [&st] { return st.crashed(); }},
                     crashes);
+        note_fault();
         return process_end::ended;
     } catch (simulated_process_crashed const&) {
         if (st.crashed())
             return process_end::died;
         log.add(harness_log::errors, "process " + std::to_string(process) +
                                          ": simulated_process_crashed was thrown by a process that did not crash");
+    } catch (api_threw const& e) {
+        note_fault();
+        log.add(harness_log::errors, "process " + std::to_string(process) + ": " + e.what());
+    } catch (exception const& e) {
+        note_fault();
+        if (faulty && faulty->fired())
+            return process_end::died; // the fault's typed error ended it; the next process goes on
+        log.add(harness_log::errors, "process " + std::to_string(process) + ": " + e.what());
     } catch (std::exception const& e) {
         log.add(harness_log::errors, "process " + std::to_string(process) + ": " + e.what());
     }

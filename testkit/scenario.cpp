@@ -2,6 +2,7 @@
 
 #include <agentrt/runtime/check.hpp>
 #include <agentrt/runtime/reads.hpp>
+#include <agentrt/runtime/verify.hpp>
 #include <agentrt/testkit/report.hpp>
 
 #include "harness.hpp"
@@ -90,8 +91,10 @@ void check_records(scenario_result& r, std::vector<crash> const& requested) {
 
 } // namespace
 
-scenario_result run_scenario_killed(scenario const& s, std::vector<crash> const& crashes,
-                                    std::vector<std::chrono::microseconds> const& kills) {
+namespace {
+
+scenario_result run_scenario_with(scenario const& s, std::vector<crash> const& crashes,
+                                  std::vector<std::chrono::microseconds> const& kills, fault const* f, bool* fired) {
     if (!s.tools || !s.policy || (!s.agent && !s.loop))
         throw std::invalid_argument("agentrt: a scenario needs tools, a policy, and an agent or a gate loop");
     if (!kills.empty() && s.mode != crash_mode::process)
@@ -117,7 +120,7 @@ scenario_result run_scenario_killed(scenario const& s, std::vector<crash> const&
                 s.mode == crash_mode::process
                     ? run_forked(s, log, store_path, crashes, process,
                                  std::size_t(process) < kills.size() ? std::optional(kills[process]) : std::nullopt)
-                    : run_simulated(s, log, *machine, crashes, process);
+                    : run_simulated(s, log, *machine, crashes, process, process == 0 ? f : nullptr);
             if (end != process_end::died)
                 break;
             ++result.resumes;
@@ -127,6 +130,8 @@ scenario_result run_scenario_killed(scenario const& s, std::vector<crash> const&
         result.problems.push_back("the scenario did not end within " + std::to_string(s.max_processes) + " processes");
     for (auto const& line : log.lines(harness_log::errors))
         result.problems.push_back(line);
+    if (fired)
+        *fired = !log.lines(harness_log::faults).empty();
 
     for (auto const& line : log.lines(harness_log::crashes))
         for (auto const& c : crashes)
@@ -178,6 +183,8 @@ scenario_result run_scenario_killed(scenario const& s, std::vector<crash> const&
             result.events = std::move(events).value();
         for (auto const& problem : check_invariants(st).problems)
             result.problems.push_back(problem);
+        if (auto chains = verify(st); !chains.ok())
+            result.problems.push_back("the store's event chains break: " + chains.first_break);
     } catch (exception const& e) {
         result.problems.push_back("the store cannot be opened after the scenario: " + e.error().message);
         return result;
@@ -186,6 +193,19 @@ scenario_result run_scenario_killed(scenario const& s, std::vector<crash> const&
     if (temporary && (result.ok() || !s.keep_failed_store))
         fs::remove_all(dir);
     return result;
+}
+
+} // namespace
+
+scenario_result run_scenario_killed(scenario const& s, std::vector<crash> const& crashes,
+                                    std::vector<std::chrono::microseconds> const& kills) {
+    return run_scenario_with(s, crashes, kills, nullptr, nullptr);
+}
+
+scenario_result run_scenario_faulted(scenario const& s, fault const& f, bool& fired) {
+    scenario simulated = s;
+    simulated.mode = crash_mode::simulated; // a fault is injected into a store of the test's own process
+    return run_scenario_with(simulated, {}, {}, &f, &fired);
 }
 
 scenario_result run_scenario(scenario const& s, std::vector<crash> const& crashes) {

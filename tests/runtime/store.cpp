@@ -288,7 +288,7 @@ TEST_CASE("a backup adopts a map another process grew") {
     CHECK(restored->read([](agentrt::store_reader const& r) { return r.runs({}, 1000).size(); }) == 100);
 }
 
-TEST_CASE("a full map at its maximum fails the transaction with a clear error and loses nothing") {
+TEST_CASE("a full map at its maximum fails the transaction as storage_full with a clear error and loses nothing") {
     for (auto level : both_levels) {
         INFO("durability ", name_of(level));
         world w;
@@ -304,6 +304,7 @@ TEST_CASE("a full map at its maximum fails the transaction with a clear error an
                 });
             FAIL("the map never filled");
         } catch (agentrt::exception const& e) {
+            CHECK(e.error().code == agentrt::errc::storage_full);
             CHECK(e.error().message.find("is full at its maximum map size") != std::string::npos);
         }
         s.read([&](agentrt::store_reader const& r) { CHECK(r.runs({}, 1000).size() == std::size_t(written)); });

@@ -27,7 +27,8 @@ enum class errc {
     conflict,          // a compare-and-set lost a race: the state changed under the caller
     lease_held,        // a run is held by a live driver
     too_large,         // an input beyond a documented bound
-    store_failed,      // the store cannot be opened or used as asked (permissions, version, storage)
+    store_failed,      // the store cannot be opened or used as asked (permissions, version, I/O)
+    storage_full,      // the store's storage is full (no space left, LMDB's map at its maximum): nothing written
 };
 
 char const* to_string(errc code) noexcept;

@@ -7,7 +7,8 @@
 namespace agentrt::lmdb {
 
 void fail(int rc, std::string_view what) {
-    throw exception(err(errc::store_failed, "LMDB " + std::string(what) + " failed: " + mdb_strerror(rc)));
+    auto code = rc == ENOSPC || rc == MDB_MAP_FULL ? errc::storage_full : errc::store_failed;
+    throw exception(err(code, "LMDB " + std::string(what) + " failed: " + mdb_strerror(rc)));
 }
 
 env::env() {

@@ -218,9 +218,10 @@ void lmdb_engine::write(std::function<void(engine_writer&)> const& work, bool fl
         } catch (lmdb::map_full const&) {
             std::unique_lock lock(grow);
             if (map_bytes >= options.lmdb.max_map_bytes)
-                throw exception(store_error("store " + path.string() + " is full at its maximum map size of " +
-                                            std::to_string(options.lmdb.max_map_bytes) +
-                                            " bytes; the transaction was not written"));
+                throw exception(err(errc::storage_full, "store " + path.string() +
+                                                            " is full at its maximum map size of " +
+                                                            std::to_string(options.lmdb.max_map_bytes) +
+                                                            " bytes; the transaction was not written"));
             std::size_t bigger = std::min(map_bytes * 2, options.lmdb.max_map_bytes);
             lmdb::check(mdb_env_set_mapsize(env.get(), bigger), "mdb_env_set_mapsize");
             MDB_envinfo info{};
