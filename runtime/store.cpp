@@ -1,6 +1,7 @@
 #include <agentrt/runtime/store.hpp>
 
 #include "engines/lmdb/lmdb_engine.hpp"
+#include "engines/postgresql/postgresql_engine.hpp"
 #include "errors.hpp"
 
 #include <mutex>
@@ -44,6 +45,14 @@ event_record const& store_writer::append(run_record& run, event_type type, boost
     return appended_.back();
 }
 
+namespace {
+result<store> open_engine(result<std::shared_ptr<engine>> opened) {
+    if (!opened)
+        return opened.error();
+    return store(std::move(*opened));
+}
+} // namespace
+
 struct store::observers {
     std::mutex mutex;
     std::vector<event_observer> list;
@@ -52,6 +61,8 @@ struct store::observers {
 result<store> store::open(store_location const& where, store_options const& options) {
     std::string_view text = where.text();
     std::string_view path = text;
+    if (text.starts_with("postgresql://") || text.starts_with("postgres://"))
+        return open_engine(engines::open_postgresql(std::string(text), options));
     if (auto colon = text.find(':'); colon != std::string_view::npos && text.substr(0, colon) != "lmdb") {
         auto scheme = text.substr(0, colon);
         bool named =
@@ -59,14 +70,11 @@ result<store> store::open(store_location const& where, store_options const& opti
         if (named)
             return err(errc::store_failed, "store location " + std::string(text) + " names the engine '" +
                                                std::string(scheme) +
-                                               "', which this agentrt does not have (it has: lmdb)");
+                                               "', which this agentrt does not have (it has: lmdb, postgresql)");
     } else if (colon != std::string_view::npos) {
         path = text.substr(colon + 1);
     }
-    auto opened = engines::open_lmdb(std::filesystem::path(path), options);
-    if (!opened)
-        return opened.error();
-    return store(std::move(*opened));
+    return open_engine(engines::open_lmdb(std::filesystem::path(path), options));
 }
 
 store::store(std::shared_ptr<agentrt::engine> engine)

@@ -54,7 +54,7 @@ TEST_CASE("a store location naming an engine this agentrt lacks is refused by it
     REQUIRE_FALSE(s);
     CHECK(s.error().code == agentrt::errc::store_failed);
     CHECK(s.error().message == "store location nosuch://db.example/agentrt names the engine 'nosuch', which this "
-                               "agentrt does not have (it has: lmdb)");
+                               "agentrt does not have (it has: lmdb, postgresql)");
     CHECK_FALSE(fs::exists("nosuch:"));
 }
 

@@ -1,0 +1,124 @@
+#include "connections.hpp"
+
+#include "errors.hpp"
+
+#include <chrono>
+#include <thread>
+
+namespace agentrt::pg_detail {
+
+std::string redacted(std::string const& uri) {
+    auto scheme = uri.find("://");
+    if (scheme == std::string::npos)
+        return uri;
+    auto at = uri.find('@', scheme + 3);
+    auto colon = uri.find(':', scheme + 3);
+    if (at == std::string::npos || colon == std::string::npos || colon > at)
+        return uri;
+    return uri.substr(0, colon + 1) + "***" + uri.substr(at);
+}
+
+std::string said(std::exception const& e) {
+    std::string out;
+    for (char c : std::string_view(e.what())) {
+        bool space = c == '\n' || c == '\t' || c == ' ';
+        if (space && (out.empty() || out.back() == ' '))
+            continue;
+        out += space ? ' ' : c;
+    }
+    while (!out.empty() && out.back() == ' ')
+        out.pop_back();
+    return out;
+}
+
+std::unique_ptr<pqxx::connection> connection_pool::connect() const {
+    std::unique_ptr<pqxx::connection> c;
+    try {
+        c = std::make_unique<pqxx::connection>(uri_);
+        pqxx::nontransaction t(*c);
+        // power_loss: a commit returns once its WAL is flushed (any setting but off does that);
+        // process_crash: once the server has it, flushed within wal_writer_delay.
+        if (level_ == durability::process_crash)
+            t.exec0("SET synchronous_commit = off");
+        else if (t.exec1("SHOW synchronous_commit")[0].as<std::string>() == "off")
+            t.exec0("SET synchronous_commit = on");
+    } catch (std::exception const& e) {
+        throw exception(err(errc::store_failed, "cannot connect to store " + shown_ + ": " + said(e)));
+    }
+    return c;
+}
+
+std::unique_ptr<pqxx::connection> connection_pool::take() {
+    {
+        std::lock_guard lock(mutex_);
+        if (!idle_.empty()) {
+            auto c = std::move(idle_.back());
+            idle_.pop_back();
+            return c;
+        }
+    }
+    return connect();
+}
+
+void connection_pool::give_back(std::unique_ptr<pqxx::connection> c) {
+    if (!c || !c->is_open())
+        return;
+    std::lock_guard lock(mutex_);
+    idle_.push_back(std::move(c));
+}
+
+namespace {
+
+constexpr int max_attempts = 20;
+
+errc code_of(pqxx::sql_error const& e) {
+    return e.sqlstate() == "53100" ? errc::storage_full : errc::store_failed; // disk_full
+}
+
+} // namespace
+
+void in_transaction(connection_pool& pool, txn_kind kind, std::function<void(pqxx::transaction_base&)> const& work) {
+    for (int attempt = 1;; ++attempt) {
+        auto retry = [&](std::string const& why) {
+            if (attempt == max_attempts)
+                throw exception(err(errc::store_failed, "store " + pool.shown() + ": gave up after " +
+                                                            std::to_string(max_attempts) + " attempts: " + why));
+            std::this_thread::sleep_for(std::chrono::microseconds(100 << std::min(attempt, 10)));
+        };
+        auto c = pool.take();
+        try {
+            if (kind == txn_kind::read) {
+                pqxx::transaction<pqxx::repeatable_read, pqxx::read_only> t(*c);
+                work(t);
+                t.commit();
+            } else {
+                pqxx::transaction<pqxx::serializable> t(*c);
+                work(t);
+                t.commit();
+            }
+            pool.give_back(std::move(c));
+            return;
+        } catch (pqxx::in_doubt_error const& e) {
+            throw exception(err(errc::store_failed, "store " + pool.shown() +
+                                                        ": the connection was lost during COMMIT, so whether the "
+                                                        "transaction was written is unknown: " +
+                                                        said(e)));
+        } catch (pqxx::transaction_rollback const& e) { // serialization failure, deadlock
+            pool.give_back(std::move(c));
+            retry(said(e));
+        } catch (pqxx::unique_violation const& e) { // two transactions inserted one key: the loser sees it next time
+            pool.give_back(std::move(c));
+            retry(said(e));
+        } catch (pqxx::broken_connection const& e) { // before the commit: nothing was written
+            retry(said(e));
+        } catch (pqxx::sql_error const& e) {
+            pool.give_back(std::move(c));
+            throw exception(err(code_of(e), "store " + pool.shown() + ": " + said(e)));
+        } catch (...) {
+            pool.give_back(std::move(c)); // the transaction aborted as it unwound
+            throw;
+        }
+    }
+}
+
+} // namespace agentrt::pg_detail

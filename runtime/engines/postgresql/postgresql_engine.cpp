@@ -1,0 +1,331 @@
+// The PostgreSQL engine: records as the same JSON text the LMDB engine keeps, one table per kind.
+#include "postgresql_engine.hpp"
+
+#include "connections.hpp"
+#include "errors.hpp"
+#include "record_text.hpp"
+
+#include <algorithm>
+#include <atomic>
+#include <charconv>
+#include <cstdint>
+#include <unistd.h>
+
+namespace agentrt::pg_detail {
+namespace {
+
+// Created by a writer, in one transaction, under a transaction-level advisory lock so that two
+// writers opening a new store at once do not race. Keys and records are bytea: a record may hold any
+// byte a model sent.
+constexpr char const* schema_v2 = R"sql(
+CREATE TABLE IF NOT EXISTS agentrt_meta (key bytea PRIMARY KEY, value bytea NOT NULL);
+CREATE TABLE IF NOT EXISTS agentrt_runs (id bytea PRIMARY KEY, run_order bigint NOT NULL UNIQUE, record bytea NOT NULL);
+CREATE TABLE IF NOT EXISTS agentrt_steps (run_id bytea, idx bigint, record bytea NOT NULL, PRIMARY KEY (run_id, idx));
+CREATE TABLE IF NOT EXISTS agentrt_approvals (run_id bytea, step bigint, seq bigint, record bytea NOT NULL,
+                                              PRIMARY KEY (run_id, step, seq));
+CREATE TABLE IF NOT EXISTS agentrt_events (run_id bytea, seq bigint, record bytea NOT NULL, PRIMARY KEY (run_id, seq));
+CREATE TABLE IF NOT EXISTS agentrt_model_calls (run_id bytea, seq bigint, record bytea NOT NULL,
+                                                PRIMARY KEY (run_id, seq));
+CREATE TABLE IF NOT EXISTS agentrt_tool_specs (hash bytea PRIMARY KEY, spec bytea NOT NULL);
+)sql";
+
+constexpr long long schema_lock_key = 0x61676e7472740001; // "agntrt" 1
+
+pqxx::binarystring bytes(std::string_view s) {
+    return pqxx::binarystring(s.data(), s.size());
+}
+std::string text_of(pqxx::field const& f) {
+    return pqxx::binarystring(f).str();
+}
+long long signed_of(std::uint64_t n) {
+    return static_cast<long long>(n);
+}
+
+// The advisory lock key of a lease holder: FNV-1a of "host/pid".
+long long holder_key(std::string_view host, std::int64_t pid) {
+    std::uint64_t h = 14695981039346656037ull;
+    auto mix = [&](std::string_view s) {
+        for (unsigned char c : s)
+            h = (h ^ c) * 1099511628211ull;
+    };
+    mix(host);
+    mix("/");
+    mix(std::to_string(pid));
+    return static_cast<long long>(h);
+}
+
+class reader_impl : public virtual store_reader {
+public:
+    explicit reader_impl(pqxx::transaction_base& t) : t_(t) {}
+
+    std::optional<run_record> run(std::string_view id) const override {
+        auto r = t_.exec_params("SELECT record FROM agentrt_runs WHERE id = $1", bytes(id));
+        if (r.empty())
+            return std::nullopt;
+        return run_from_json(parse_record_text(text_of(r[0][0])));
+    }
+    std::vector<run_record> runs_before(std::uint64_t before_order, std::size_t limit) const override {
+        auto r = t_.exec_params("SELECT record FROM agentrt_runs WHERE ($1::bigint = 0 OR run_order < $1::bigint) "
+                                "ORDER BY run_order DESC LIMIT $2::bigint",
+                                signed_of(before_order), signed_of(std::min<std::uint64_t>(limit, INT64_MAX)));
+        return all_of(r, run_from_json);
+    }
+    std::optional<step_record> step(std::string_view run_id, std::uint64_t index) const override {
+        auto r = t_.exec_params("SELECT record FROM agentrt_steps WHERE run_id = $1 AND idx = $2", bytes(run_id),
+                                signed_of(index));
+        if (r.empty())
+            return std::nullopt;
+        return step_from_json(parse_record_text(text_of(r[0][0])));
+    }
+    std::vector<step_record> steps(std::string_view run_id) const override {
+        return all_of(t_.exec_params("SELECT record FROM agentrt_steps WHERE run_id = $1 ORDER BY idx", bytes(run_id)),
+                      step_from_json);
+    }
+    std::vector<approval_record> approvals(std::string_view run_id) const override {
+        return all_of(
+            t_.exec_params("SELECT record FROM agentrt_approvals WHERE run_id = $1 ORDER BY step, seq", bytes(run_id)),
+            approval_from_json);
+    }
+    std::vector<event_record> events(std::string_view run_id) const override {
+        return all_of(t_.exec_params("SELECT record FROM agentrt_events WHERE run_id = $1 ORDER BY seq", bytes(run_id)),
+                      event_from_json);
+    }
+    std::vector<model_call_record> model_calls(std::string_view run_id) const override {
+        return all_of(
+            t_.exec_params("SELECT record FROM agentrt_model_calls WHERE run_id = $1 ORDER BY seq", bytes(run_id)),
+            model_call_from_json);
+    }
+    std::optional<std::string> meta(std::string_view key) const override {
+        auto r = t_.exec_params("SELECT value FROM agentrt_meta WHERE key = $1", bytes(key));
+        if (r.empty())
+            return std::nullopt;
+        return text_of(r[0][0]);
+    }
+    std::optional<std::string> tool_spec(std::string_view hash) const override {
+        auto r = t_.exec_params("SELECT spec FROM agentrt_tool_specs WHERE hash = $1", bytes(hash));
+        if (r.empty())
+            return std::nullopt;
+        return text_of(r[0][0]);
+    }
+
+protected:
+    template <class R>
+    static std::vector<R> all_of(pqxx::result const& r, R (*from)(boost::json::value const&)) {
+        std::vector<R> out;
+        out.reserve(r.size());
+        for (auto const& row : r)
+            out.push_back(from(parse_record_text(text_of(row[0]))));
+        return out;
+    }
+
+    pqxx::transaction_base& t_;
+};
+
+class writer_impl final : public reader_impl, public engine_writer {
+public:
+    using reader_impl::reader_impl;
+
+    void put(run_record& run) override {
+        auto known = t_.exec_params("SELECT run_order FROM agentrt_runs WHERE id = $1", bytes(run.id));
+        if (known.empty()) {
+            auto next = meta("run_order_next");
+            run.order = next ? std::stoull(*next) : 1;
+            put_meta("run_order_next", std::to_string(run.order + 1));
+        } else {
+            run.order = known[0][0].as<std::uint64_t>();
+        }
+        t_.exec_params("INSERT INTO agentrt_runs (id, run_order, record) VALUES ($1, $2, $3) "
+                       "ON CONFLICT (id) DO UPDATE SET record = EXCLUDED.record",
+                       bytes(run.id), signed_of(run.order), bytes(record_text::of(run)));
+    }
+    void put(step_record const& s) override {
+        t_.exec_params("INSERT INTO agentrt_steps (run_id, idx, record) VALUES ($1, $2, $3) "
+                       "ON CONFLICT (run_id, idx) DO UPDATE SET record = EXCLUDED.record",
+                       bytes(s.run_id), signed_of(s.index), bytes(record_text::of(s)));
+    }
+    void put(approval_record const& a) override {
+        t_.exec_params("INSERT INTO agentrt_approvals (run_id, step, seq, record) VALUES ($1, $2, $3, $4) "
+                       "ON CONFLICT (run_id, step, seq) DO UPDATE SET record = EXCLUDED.record",
+                       bytes(a.run_id), signed_of(a.step_index), signed_of(a.seq), bytes(record_text::of(a)));
+    }
+    void put(model_call_record const& m) override {
+        t_.exec_params("INSERT INTO agentrt_model_calls (run_id, seq, record) VALUES ($1, $2, $3) "
+                       "ON CONFLICT (run_id, seq) DO UPDATE SET record = EXCLUDED.record",
+                       bytes(m.run_id), signed_of(m.seq), bytes(record_text::of(m)));
+    }
+    void put(event_record const& e) override {
+        t_.exec_params("INSERT INTO agentrt_events (run_id, seq, record) VALUES ($1, $2, $3) "
+                       "ON CONFLICT (run_id, seq) DO UPDATE SET record = EXCLUDED.record",
+                       bytes(e.run_id), signed_of(e.seq), bytes(record_text::of(e)));
+    }
+    void put_meta(std::string_view key, std::string_view value) override {
+        t_.exec_params("INSERT INTO agentrt_meta (key, value) VALUES ($1, $2) "
+                       "ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value",
+                       bytes(key), bytes(value));
+    }
+    void put_tool_spec(std::string_view hash, std::string_view spec) override {
+        t_.exec_params("INSERT INTO agentrt_tool_specs (hash, spec) VALUES ($1, $2) "
+                       "ON CONFLICT (hash) DO UPDATE SET spec = EXCLUDED.spec",
+                       bytes(hash), bytes(spec));
+    }
+    bool erase_run(std::string_view run_id) override {
+        for (char const* table : {"agentrt_steps", "agentrt_approvals", "agentrt_events", "agentrt_model_calls"})
+            t_.exec_params(std::string("DELETE FROM ") + table + " WHERE run_id = $1", bytes(run_id));
+        return t_.exec_params("DELETE FROM agentrt_runs WHERE id = $1", bytes(run_id)).affected_rows() > 0;
+    }
+};
+
+std::string this_host() {
+    char buffer[256] = {};
+    ::gethostname(buffer, sizeof buffer - 1);
+    return buffer;
+}
+
+class postgresql_engine final : public engine {
+public:
+    postgresql_engine(std::string uri, store_options options)
+        : shown_(redacted(uri)), options_(options), pool_(std::move(uri), shown_, options.durability) {}
+
+    std::string const& location() const noexcept override { return shown_; }
+    agentrt::durability durability() const noexcept override { return options_.durability; }
+
+    void read(std::function<void(store_reader const&)> const& work) const override {
+        in_transaction(pool_, txn_kind::read, [&](pqxx::transaction_base& t) {
+            reader_impl r(t);
+            work(r);
+        });
+    }
+
+    void write(std::function<void(engine_writer&)> const& work, bool) override {
+        // The commit is the flush: with synchronous_commit on (power_loss) it returns once its WAL is on disk.
+        in_transaction(pool_, txn_kind::write, [&](pqxx::transaction_base& t) {
+            writer_impl w(t);
+            work(w);
+        });
+        ++commits_;
+        if (options_.durability == durability::power_loss)
+            ++syncs_;
+    }
+
+    std::string const& host() const noexcept override { return host_; }
+    std::int64_t process_id() const noexcept override { return ::getpid(); }
+
+    // A holder is alive while its process's liveness connection holds its advisory lock: the server
+    // drops the lock the moment that connection ends (the process killed, or cut off once the TCP
+    // keepalives set on it give up).
+    bool holder_alive(lease_record const& lease) const override {
+        if (lease.owner.empty())
+            return false;
+        if (lease.host == host_ && lease.pid == ::getpid())
+            return true; // which of this process's sessions live is the runtime's to say
+        auto key = static_cast<std::uint64_t>(holder_key(lease.host, lease.pid));
+        try {
+            bool held = false;
+            in_transaction(pool_, txn_kind::read, [&](pqxx::transaction_base& t) {
+                held =
+                    t.exec_params1("SELECT EXISTS (SELECT 1 FROM pg_locks WHERE locktype = 'advisory' AND granted "
+                                   "AND classid = $1::bigint::oid AND objid = $2::bigint::oid AND objsubid = 1 "
+                                   "AND database = (SELECT oid FROM pg_database WHERE datname = current_database()))",
+                                   signed_of(key >> 32), signed_of(key & 0xffffffffu))[0]
+                        .as<bool>();
+            });
+            return held;
+        } catch (std::exception const&) {
+            return true; // cannot tell: the lease's expiry still frees the run
+        }
+    }
+
+    result<void> backup(std::filesystem::path const&) const override {
+        return err(errc::refused, "store " + shown_ +
+                                      " is a PostgreSQL database: back it up with the database's own tools "
+                                      "(pg_dump, or a base backup with its WAL)");
+    }
+
+    store_stats stats() const override { return {commits_.load(), syncs_.load(), 0, 0}; }
+
+    // Creates or migrates the schema (a writer) or checks it (an operator), then takes this process's
+    // liveness lock.
+    result<void> start() {
+        try {
+            if (auto ok = prepare_schema(); !ok)
+                return ok;
+            liveness_ = pool_.connect();
+            pqxx::nontransaction t(*liveness_);
+            for (auto const* keepalive : {"SET tcp_keepalives_idle = 5", "SET tcp_keepalives_interval = 2",
+                                          "SET tcp_keepalives_count = 3", "SET tcp_user_timeout = 10000"})
+                t.exec0(keepalive);
+            t.exec_params("SELECT pg_advisory_lock($1)", holder_key(host_, ::getpid()));
+        } catch (exception const& e) {
+            return e.error();
+        } catch (std::exception const& e) {
+            return err(errc::store_failed, "store " + shown_ + ": " + said(e));
+        }
+        return {};
+    }
+
+private:
+    result<void> prepare_schema() {
+        result<void> outcome;
+        in_transaction(pool_, txn_kind::write, [&](pqxx::transaction_base& t) {
+            outcome = {};
+            bool exists = !t.exec1("SELECT to_regclass('agentrt_meta') IS NULL")[0].as<bool>();
+            if (!exists && options_.access == store_access::operator_only) {
+                outcome = err(errc::not_found, "no store at " + shown_ + " (an operator never creates one)");
+                return;
+            }
+            if (options_.access == store_access::writer) {
+                t.exec_params("SELECT pg_advisory_xact_lock($1)", schema_lock_key);
+                t.exec0(schema_v2);
+            }
+            writer_impl w(t);
+            auto text = w.meta("schema_version");
+            int version = 0;
+            if (text) {
+                auto [end, ec] = std::from_chars(text->data(), text->data() + text->size(), version);
+                if (ec != std::errc{} || end != text->data() + text->size()) {
+                    outcome =
+                        err(errc::store_failed, "store " + shown_ + " is damaged: its schema version is '" +
+                                                    text->substr(0, 40) + "', not a number: restore it from a backup");
+                    return;
+                }
+            }
+            if (version > store_schema_version)
+                outcome =
+                    err(errc::store_failed, "store " + shown_ + " has schema version " + std::to_string(version) +
+                                                ", newer than this library's " + std::to_string(store_schema_version) +
+                                                ": open it with a newer agentrt");
+            else if (version < store_schema_version && options_.access == store_access::operator_only)
+                outcome = err(errc::store_failed, "store " + shown_ + " has schema version " + std::to_string(version) +
+                                                      ", older than " + std::to_string(store_schema_version) +
+                                                      "; an operator never migrates: open it once with a writer");
+            else if (version < store_schema_version) // a new store: version 2 is this engine's first
+                w.put_meta("schema_version", std::to_string(store_schema_version));
+        });
+        return outcome;
+    }
+
+    std::string shown_;
+    store_options options_;
+    mutable connection_pool pool_;
+    std::string host_ = this_host();
+    std::unique_ptr<pqxx::connection> liveness_;
+    std::atomic<std::uint64_t> commits_{0}, syncs_{0};
+};
+
+} // namespace
+} // namespace agentrt::pg_detail
+
+namespace agentrt::engines {
+
+result<std::shared_ptr<engine>> open_postgresql(std::string const& uri, store_options const& options) {
+    try {
+        auto e = std::make_shared<pg_detail::postgresql_engine>(uri, options);
+        if (auto started = e->start(); !started)
+            return started.error();
+        return std::shared_ptr<engine>(std::move(e));
+    } catch (exception const& e) {
+        return e.error();
+    }
+}
+
+} // namespace agentrt::engines

@@ -1,0 +1,169 @@
+// The PostgreSQL engine, against a real server the tests start (tests/support/postgres-server).
+#include <agentrt/runtime.hpp>
+#include <agentrt/testkit/scripted_agent.hpp>
+#include <agentrt/testkit/store_contract.hpp>
+
+#include "cli/command.hpp"
+#include "runtime/fixture.hpp"
+#include "support/postgres.hpp"
+
+#include <csignal>
+#include <sys/wait.h>
+#include <unistd.h>
+
+using namespace runtime_test;
+using agentrt::decision;
+using agentrt::run_status;
+using test_support::fresh_postgres_store;
+
+namespace {
+
+agentrt::store open_pg(std::string const& where, agentrt::store_options options = {}) {
+    auto s = agentrt::store::open(where, options);
+    REQUIRE_MESSAGE(s, (s ? std::string() : s.error().to_string()));
+    return std::move(*s);
+}
+
+} // namespace
+
+TEST_CASE("the store contract holds") {
+    auto where = fresh_postgres_store();
+    CHECK(agentrt::testkit::check_store_contract([&] { return open_pg(where); }));
+}
+
+TEST_CASE("the engine contract holds, at both durability levels") {
+    for (auto level : {agentrt::durability::power_loss, agentrt::durability::process_crash}) {
+        auto where = fresh_postgres_store();
+        CHECK(agentrt::testkit::check_engine_contract([&] { return open_pg(where, {.durability = level}).engine(); }));
+    }
+}
+
+TEST_CASE("a run goes from begin to completed, and check and verify pass on it") {
+    world w;
+    auto s = open_pg(fresh_postgres_store());
+    agentrt::testkit::scripted_agent agent({decision::call("lookup_order", lookup_args),
+                                            decision::call("send_message", send_args), decision::complete("done")});
+    agentrt::driver d(s, w.table, w.policy, agent, w.options());
+    auto run = d.start("mail the customer");
+    REQUIRE_MESSAGE(run, run.error().to_string());
+    CHECK(run->status == run_status::completed);
+    CHECK(w.calls["lookup_order"] == 1);
+    CHECK(w.calls["send_message"] == 1);
+    CHECK(agentrt::read_run(s, run->id).value().steps.size() == 3);
+    CHECK(agentrt::check_invariants(s).ok());
+    auto chains = agentrt::verify(s);
+    CHECK_MESSAGE(chains.ok(), chains.first_break);
+    CHECK(chains.events == run->event_count);
+}
+
+TEST_CASE("an operator open never creates a store, and a writer's store opens for an operator") {
+    auto where = fresh_postgres_store();
+    auto op = agentrt::store::open(where, {.access = agentrt::store_access::operator_only});
+    REQUIRE_FALSE(op);
+    CHECK(op.error().code == agentrt::errc::not_found);
+    CHECK(op.error().message == "no store at " + where + " (an operator never creates one)");
+    { auto writer = open_pg(where); }
+    auto again = agentrt::store::open(where, {.access = agentrt::store_access::operator_only});
+    CHECK_MESSAGE(again, (again ? std::string() : again.error().to_string()));
+}
+
+TEST_CASE("a store of a newer schema version is refused by name") {
+    auto where = fresh_postgres_store();
+    {
+        auto s = open_pg(where);
+        s.write([](agentrt::store_writer& w) { w.put_meta("schema_version", "3"); });
+    }
+    auto s = agentrt::store::open(where);
+    REQUIRE_FALSE(s);
+    CHECK(s.error().message ==
+          "store " + where + " has schema version 3, newer than this library's 2: open it with a newer agentrt");
+}
+
+TEST_CASE("a location's password never appears in what the store says of itself") {
+    auto s = agentrt::store::open("postgresql://agentrt:s3cret@127.0.0.1:1/nowhere?connect_timeout=2");
+    REQUIRE_FALSE(s);
+    CHECK(s.error().code == agentrt::errc::store_failed);
+    CHECK(s.error().message.find("s3cret") == std::string::npos);
+    CHECK(s.error().message.find("postgresql://agentrt:***@127.0.0.1:1/nowhere") != std::string::npos);
+}
+
+TEST_CASE("a run held by a killed worker of another process is taken over at once") {
+    world w;
+    auto where = fresh_postgres_store();
+    auto parent = open_pg(where);
+    int ready[2];
+    REQUIRE(::pipe(ready) == 0);
+    pid_t child = ::fork();
+    if (child == 0) {
+        auto s = agentrt::store::open(where);
+        if (!s)
+            ::_exit(1);
+        agentrt::gate g(*s, w.table, w.policy, w.options());
+        auto session = g.begin("held by a worker that dies", "run-held");
+        if (!session || !session->open_step())
+            ::_exit(2);
+        char byte = 1;
+        (void)!::write(ready[1], &byte, 1);
+        ::pause(); // holds the lease until killed
+        ::_exit(0);
+    }
+    char byte = 0;
+    REQUIRE(::read(ready[0], &byte, 1) == 1);
+    agentrt::gate g(parent, w.table, w.policy, w.options());
+    auto refused = g.attach("run-held");
+    REQUIRE_FALSE(refused);
+    CHECK(refused.error().code == agentrt::errc::lease_held); // alive: its connection holds the lock
+    ::kill(child, SIGKILL);
+    ::waitpid(child, nullptr, 0);
+    ::close(ready[0]);
+    ::close(ready[1]);
+    // The server ends the dead process's connections, and their advisory locks with them, at once;
+    // the lease itself is far from its expiry (the world's clock does not move).
+    std::optional<agentrt::session> taken;
+    for (int i = 0; i < 200 && !taken; ++i) {
+        auto attached = g.attach("run-held");
+        if (attached)
+            taken.emplace(std::move(*attached));
+        else
+            ::usleep(10'000);
+    }
+    REQUIRE(taken);
+    auto events = agentrt::read_events(parent, "run-held").value();
+    auto over = std::find_if(events.begin(), events.end(),
+                             [](auto const& e) { return e.is(agentrt::event_type::lease_taken_over); });
+    REQUIRE(over != events.end());
+    CHECK(over->data.at("why") == "holder_dead");
+    CHECK(taken->lease_epoch() == 2);
+}
+
+TEST_CASE("the agentrt command reads, checks and decides on a PostgreSQL store, given by --store or AGENTRT_STORE") {
+    world w;
+    w.decide = cli_test::ask_for_send;
+    auto where = fresh_postgres_store();
+    auto s = open_pg(where);
+    auto done = cli_test::run_to_completion(w, s);
+    auto waiting = cli_test::start_waiting(w, s);
+
+    auto runs = cli_test::on_store(where, {"runs"});
+    SHOW(runs);
+    CHECK(runs.status == 0);
+    CHECK(runs.out.find(done) != std::string::npos);
+    CHECK(runs.out.find("waiting_for_approval") != std::string::npos);
+    auto pending = cli_test::run_command({"pending"}, {.env = {"AGENTRT_STORE=" + where}});
+    SHOW(pending);
+    CHECK(pending.status == 0);
+    CHECK(pending.out.find(waiting) != std::string::npos);
+    auto approved = cli_test::on_store(where, {"approve", waiting, "--yes", "--by", "ana"});
+    SHOW(approved);
+    CHECK(approved.status == 0);
+    CHECK(agentrt::read_run(s, waiting).value().approvals.at(0).status == agentrt::approval_status::approved);
+    for (std::string command : {"check", "verify"}) {
+        auto o = cli_test::on_store(where, {command});
+        SHOW(o);
+        CHECK(o.status == 0);
+    }
+    auto backup = cli_test::on_store(where, {"backup", (w.dir.path / "copy").string()});
+    SHOW(backup);
+    CHECK(backup.status != 0);
+    CHECK(backup.err.find("back it up with the database's own tools") != std::string::npos);
+}

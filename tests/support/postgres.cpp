@@ -1,0 +1,61 @@
+#include "support/postgres.hpp"
+
+#include <pqxx/pqxx>
+
+#include <atomic>
+#include <cstdio>
+#include <cstdlib>
+#include <memory>
+#include <stdexcept>
+#include <unistd.h>
+
+namespace test_support {
+namespace {
+
+std::string run(std::string const& command) {
+    std::unique_ptr<FILE, int (*)(FILE*)> pipe(::popen(command.c_str(), "r"), ::pclose);
+    if (!pipe)
+        throw std::runtime_error("cannot run " + command);
+    std::string out;
+    char buffer[512];
+    while (auto n = std::fread(buffer, 1, sizeof buffer, pipe.get()))
+        out.append(buffer, n);
+    while (!out.empty() && (out.back() == '\n' || out.back() == '\r'))
+        out.pop_back();
+    return out;
+}
+
+struct own_server {
+    std::string dir = "/tmp/agentrt-pg-" + std::to_string(::getpid());
+    std::string uri = run(std::string(AGENTRT_POSTGRES_SERVER) + " start " + dir);
+    ~own_server() { (void)std::system((std::string(AGENTRT_POSTGRES_SERVER) + " stop " + dir).c_str()); }
+};
+
+} // namespace
+
+std::string const& postgres_uri() {
+    static std::string const uri = [] {
+        if (char const* given = std::getenv("AGENTRT_TEST_POSTGRES"); given && *given)
+            return std::string(given);
+        static own_server server;
+        if (server.uri.empty())
+            throw std::runtime_error("the test PostgreSQL server did not start (tests/support/postgres-server)");
+        return server.uri;
+    }();
+    return uri;
+}
+
+std::string fresh_postgres_store() {
+    static std::atomic<int> counter{0};
+    std::string schema = "t_" + std::to_string(::getpid()) + "_" + std::to_string(++counter);
+    postgres_sql("CREATE SCHEMA " + schema);
+    return postgres_uri() + "&options=-csearch_path%3D" + schema;
+}
+
+void postgres_sql(std::string const& sql) {
+    pqxx::connection c(postgres_uri());
+    pqxx::nontransaction t(c);
+    t.exec(sql);
+}
+
+} // namespace test_support
