@@ -49,13 +49,20 @@ std::string fresh_postgres_store() {
     static std::atomic<int> counter{0};
     std::string schema = "t_" + std::to_string(::getpid()) + "_" + std::to_string(++counter);
     postgres_sql("CREATE SCHEMA " + schema);
-    return postgres_uri() + "&options=-csearch_path%3D" + schema;
+    // Named after its schema, so that a test can find its store's sessions; options last, to extend.
+    return postgres_uri() + "&application_name=" + schema + "&options=-csearch_path%3D" + schema;
 }
 
-void postgres_sql(std::string const& sql) {
+std::string schema_of(std::string const& location) {
+    auto at = location.find("application_name=") + std::string_view("application_name=").size();
+    return location.substr(at, location.find('&', at) - at);
+}
+
+std::string postgres_sql(std::string const& sql) {
     pqxx::connection c(postgres_uri());
     pqxx::nontransaction t(c);
-    t.exec(sql);
+    auto r = t.exec(sql);
+    return r.empty() || r[0].empty() || r[0][0].is_null() ? std::string() : r[0][0].as<std::string>();
 }
 
 } // namespace test_support

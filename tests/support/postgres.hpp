@@ -10,10 +10,15 @@ namespace test_support {
 // The server's database, as a libpq URI.
 std::string const& postgres_uri();
 
-// A location for a new, empty store: the database, with its tables in a schema of their own.
+// A location for a new, empty store: the database, with its tables in a schema of their own, and
+// its sessions' application_name that schema's name. The URI ends with its `options` parameter, so
+// that a test may append settings ("%20-cstatement_timeout%3D100").
 std::string fresh_postgres_store();
+// The schema (and application_name) of a location fresh_postgres_store gave.
+std::string schema_of(std::string const& location);
 
-// Runs `sql` on its own connection, as the superuser (pg_terminate_backend, pg_sleep, ...).
-void postgres_sql(std::string const& sql);
+// Runs `sql` on its own connection, as the superuser (pg_terminate_backend, pg_sleep, ...); the first
+// column of its first row, if any.
+std::string postgres_sql(std::string const& sql);
 
 } // namespace test_support

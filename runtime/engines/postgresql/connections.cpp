@@ -71,6 +71,12 @@ namespace {
 
 constexpr int max_attempts = 20;
 
+// Class 08 (connection exception) and 57P0x (the server terminated the session or is shutting down).
+bool connection_lost(pqxx::sql_error const& e) {
+    auto const& state = e.sqlstate();
+    return state.starts_with("08") || state.starts_with("57P");
+}
+
 errc code_of(pqxx::sql_error const& e) {
     return e.sqlstate() == "53100" ? errc::storage_full : errc::store_failed; // disk_full
 }
@@ -112,6 +118,10 @@ void in_transaction(connection_pool& pool, txn_kind kind, std::function<void(pqx
         } catch (pqxx::broken_connection const& e) { // before the commit: nothing was written
             retry(said(e));
         } catch (pqxx::sql_error const& e) {
+            if (connection_lost(e)) { // the server ended the session (terminated, shutting down) before the commit
+                retry(said(e));
+                continue;
+            }
             pool.give_back(std::move(c));
             throw exception(err(code_of(e), "store " + pool.shown() + ": " + said(e)));
         } catch (...) {

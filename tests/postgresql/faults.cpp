@@ -1,0 +1,67 @@
+// Server-side faults, real ones: the server terminating a worker's sessions, a statement timeout, a
+// lock held by another session.
+#include <agentrt/runtime.hpp>
+#include <agentrt/testkit/scripted_agent.hpp>
+
+#include "runtime/fixture.hpp"
+#include "support/postgres.hpp"
+
+#include <pqxx/pqxx>
+
+using namespace runtime_test;
+using agentrt::decision;
+using agentrt::step_status;
+
+TEST_CASE("the server terminating every session of a worker mid-run: the next transaction is retried on a new "
+          "connection, and each tool ran once") {
+    world w;
+    auto where = test_support::fresh_postgres_store();
+    auto s = agentrt::store::open(where).value();
+    std::string terminated;
+    w.replace["lookup_order"] = [&](agentrt::arguments const&, agentrt::call_context const&) -> agentrt::tool_result {
+        terminated = test_support::postgres_sql(
+            "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE application_name = '" +
+            test_support::schema_of(where) + "'");
+        return agentrt::tool_output{{{"order", "ord-1"}}, "found"};
+    };
+    agentrt::testkit::scripted_agent agent({decision::call("lookup_order", lookup_args),
+                                            decision::call("send_message", send_args), decision::complete("done")});
+    agentrt::driver d(s, w.table, w.policy, agent, w.options());
+    auto run = d.start("look up and mail");
+    REQUIRE_MESSAGE(run, run.error().to_string());
+    CHECK(run->status == agentrt::run_status::completed);
+    CHECK(std::stoi(terminated) >= 2); // the pooled connection and the liveness one, at least
+    CHECK(w.calls["lookup_order"] == 1);
+    CHECK(w.calls["send_message"] == 1);
+    CHECK(agentrt::check_invariants(s).ok());
+}
+
+TEST_CASE("a statement timeout behind a lock another session holds is a typed error that changes nothing; the run "
+          "goes on once the lock is gone") {
+    world w;
+    auto where = test_support::fresh_postgres_store();
+    { auto create = agentrt::store::open(where).value(); }
+    auto s = agentrt::store::open(where + "%20-cstatement_timeout%3D300").value();
+    agentrt::gate g(s, w.table, w.policy, w.options());
+    auto session = g.begin("mail").value();
+    (void)session.open_step().value();
+    auto events = agentrt::read_events(s, session.run_id()).value().size();
+    {
+        pqxx::connection other(test_support::postgres_uri() + "&options=-csearch_path%3D" +
+                               test_support::schema_of(where));
+        pqxx::work holding(other);
+        holding.exec("LOCK TABLE agentrt_runs IN ACCESS EXCLUSIVE MODE");
+        auto proposed = session.propose(decision::call("send_message", send_args));
+        REQUIRE_FALSE(proposed);
+        CHECK(proposed.error().code == agentrt::errc::store_failed);
+        CHECK(proposed.error().message.find("statement timeout") != std::string::npos);
+    }
+    CHECK(w.calls.empty());
+    CHECK(agentrt::read_events(s, session.run_id()).value().size() == events);
+    CHECK(agentrt::read_run(s, session.run_id()).value().steps.at(0).status == step_status::deciding);
+    auto proposed = session.propose(decision::call("send_message", send_args));
+    REQUIRE_MESSAGE(proposed, proposed.error().to_string());
+    CHECK(proposed->status == step_status::executing);
+    CHECK(session.execute().value().status == step_status::done);
+    CHECK(w.calls["send_message"] == 1);
+}
