@@ -52,13 +52,13 @@ std::vector<crash_point> points_of(event_record const& e);
 // For run.resumed the crash's step counts resumes (1: the first); otherwise it is the event's step.
 std::optional<std::uint64_t> crash_step_of(event_record const& e, std::uint64_t resumes_seen);
 
-store open_store(scenario const& s, fs::path const& path);
+store open_store(scenario const& s, std::string const& location);
 
 enum class process_end { died, ended, failed };
 
 // Process mode: a forked child per process, killed at its crash point, or by the parent after
 // `kill_after` (kill_anywhere).
-process_end run_forked(scenario const& s, harness_log& log, fs::path const& store_path,
+process_end run_forked(scenario const& s, harness_log& log, std::string const& location,
                        std::vector<crash> const& crashes, int process,
                        std::optional<std::chrono::microseconds> kill_after);
 

@@ -328,16 +328,16 @@ void run_process(scenario const& s, process_hooks const& p, std::vector<crash> c
 
 } // namespace
 
-store open_store(scenario const& s, fs::path const& path) {
+store open_store(scenario const& s, std::string const& location) {
     store_options options;
     options.durability = s.durability;
-    auto opened = store::open(path, options);
+    auto opened = store::open(location, options);
     if (!opened)
         throw exception(opened.error());
     return std::move(opened).value();
 }
 
-process_end run_forked(scenario const& s, harness_log& log, fs::path const& store_path,
+process_end run_forked(scenario const& s, harness_log& log, std::string const& location,
                        std::vector<crash> const& crashes, int process,
                        std::optional<std::chrono::microseconds> kill_after) {
     std::fflush(nullptr);
@@ -351,7 +351,7 @@ process_end run_forked(scenario const& s, harness_log& log, fs::path const& stor
             std::signal(sig, SIG_DFL);
         int code = 0;
         try {
-            store st = open_store(s, store_path);
+            store st = open_store(s, location);
             run_process(s, {st, log, process, [] { ::kill(::getpid(), SIGKILL); }, [] { return false; }}, crashes);
         } catch (std::exception const& e) {
             log.add(harness_log::errors, "process " + std::to_string(process) + ": " + e.what());

@@ -101,15 +101,15 @@ scenario_result run_scenario_with(scenario const& s, std::vector<crash> const& c
         throw std::invalid_argument("agentrt: kill_anywhere kills processes: it needs crash_mode::process");
     bool temporary = s.store.empty();
     fs::path dir = temporary ? fresh_directory() : s.store;
-    fs::path store_path = dir / "store";
+    std::string location = s.fresh_store ? s.fresh_store() : (dir / "store").string();
     harness_log log(s.mode == crash_mode::process ? std::optional(dir / "harness") : std::nullopt);
 
     scenario_result result;
-    result.store = store_path;
+    result.store = location;
     int process = 0;
     {
         // Created before the first process, so that no kill can land inside the store's creation.
-        std::optional<store> primary = open_store(s, store_path);
+        std::optional<store> primary = open_store(s, location);
         std::optional<simulated_machine> machine;
         if (s.mode == crash_mode::process)
             primary.reset();
@@ -118,7 +118,7 @@ scenario_result run_scenario_with(scenario const& s, std::vector<crash> const& c
         for (; process < s.max_processes; ++process) {
             auto end =
                 s.mode == crash_mode::process
-                    ? run_forked(s, log, store_path, crashes, process,
+                    ? run_forked(s, log, location, crashes, process,
                                  std::size_t(process) < kills.size() ? std::optional(kills[process]) : std::nullopt)
                     : run_simulated(s, log, *machine, crashes, process, process == 0 ? f : nullptr);
             if (end != process_end::died)
@@ -170,7 +170,7 @@ scenario_result run_scenario_with(scenario const& s, std::vector<crash> const& c
 
     try {
         // A fresh read: every process's handle is closed by now.
-        store st = open_store(s, store_path);
+        store st = open_store(s, location);
         auto details = read_run(st, run_id);
         if (!details) {
             result.problems.push_back("the scenario's run is not in the store: " + details.error().message);
@@ -217,7 +217,10 @@ std::string describe(scenario_result const& r, std::vector<crash> const& crashes
     for (auto const& c : crashes)
         crashes_text += (crashes_text.empty() ? "" : ", ") + to_string(c);
     std::string out = "scenario with crashes [" + crashes_text + "] (" + std::to_string(r.resumes) + " resumes; " +
-                      (fs::exists(r.store) ? "store kept at " + r.store.string() : std::string("store removed")) + "):";
+                      (r.store.string().find("://") != std::string::npos ? "store at " + r.store.string()
+                       : fs::exists(r.store)                             ? "store kept at " + r.store.string()
+                                                                         : std::string("store removed")) +
+                      "):";
     for (auto const& p : r.problems)
         out += "\n  " + p;
     return out;

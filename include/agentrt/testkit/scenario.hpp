@@ -93,7 +93,11 @@ struct scenario {
     // across the scenario's processes; or, when false, the system clock and random ids.
     bool deterministic = true;
     std::int64_t clock_start_ms = 1'700'000'000'000;
-    std::filesystem::path store;   // empty: a fresh temporary store per run of the scenario
+    std::filesystem::path store; // empty: a fresh temporary store per run of the scenario
+    // Where each run of the scenario keeps its store, when given: a new, empty location per call,
+    // of any engine ("postgresql://...", a schema of its own); the harness's files stay in `store`
+    // or a temporary directory.
+    std::function<std::string()> fresh_store;
     bool keep_failed_store = true; // a failing run's temporary store stays for inspection (see its report)
     agentrt::durability durability = durability::process_crash;
     crash_mode mode = crash_mode::simulated;
@@ -124,7 +128,7 @@ struct agent_render {
 };
 
 struct scenario_result {
-    std::filesystem::path store;
+    std::filesystem::path store; // its location: an LMDB directory, or what scenario::fresh_store gave
     run_record run;
     std::vector<step_record> steps;
     std::vector<approval_record> approvals;
