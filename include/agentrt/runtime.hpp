@@ -15,6 +15,7 @@
 #include <agentrt/runtime/limits.hpp>
 #include <agentrt/runtime/model.hpp>
 #include <agentrt/runtime/operator.hpp>
+#include <agentrt/runtime/copy.hpp>
 #include <agentrt/runtime/prune.hpp>
 #include <agentrt/runtime/reads.hpp>
 #include <agentrt/runtime/records.hpp>

@@ -2,6 +2,7 @@
 #include "cli.hpp"
 
 #include <agentrt/runtime/check.hpp>
+#include <agentrt/runtime/copy.hpp>
 #include <agentrt/runtime/prune.hpp>
 #include <agentrt/runtime/reads.hpp>
 #include <agentrt/runtime/verify.hpp>
@@ -186,6 +187,26 @@ int backup_command(context& c, command_line const& l) {
     return exit_ok;
 }
 
+int copy_command(context& c, command_line const& l) {
+    auto open = [](std::string const& where, store_access access) {
+        auto s = agentrt::store::open(where, {.access = access});
+        if (!s)
+            throw failure(sanitize(s.error().to_string(), 400));
+        return std::move(*s);
+    };
+    auto from = open(l.positional[0], store_access::operator_only);
+    auto to = open(l.positional[1], store_access::writer);
+    auto copied = copy_store(from, to);
+    if (!copied)
+        throw failure(sanitize(copied.error().message, 400) + "; nothing copied");
+    if (c.json)
+        c.out << json_line({{"runs", copied->runs}, {"events", copied->events}, {"to", sanitize(to.location(), 200)}});
+    else
+        c.out << "copied " << copied->runs << " run(s) and " << copied->events << " event(s) from "
+              << sanitize(from.location(), 200) << " to " << sanitize(to.location(), 200) << "\n";
+    return exit_ok;
+}
+
 int prune_command(context& c, command_line const& l) {
     auto before = l.value("--before");
     if (!before)
@@ -249,6 +270,17 @@ std::vector<command> store_commands() {
          1,
          1,
          backup_command},
+        {"copy",
+         "copy SOURCE DEST",
+         "copy a store into a new one, of any engine (LMDB to PostgreSQL and back)",
+         "SOURCE and DEST are store locations (a directory, lmdb:PATH, postgresql://...). DEST is created\n"
+         "and must hold no run; every run of SOURCE, as of one snapshot, is copied in one transaction with\n"
+         "its event chain, so `agentrt verify` passes on the copy. Stop SOURCE's writers first. Needs no\n"
+         "--store.",
+         {},
+         2,
+         2,
+         copy_command},
         {"prune",
          "prune --before DATE [--dry-run]",
          "remove runs that ended before a date (UTC)",

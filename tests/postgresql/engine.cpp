@@ -167,3 +167,78 @@ TEST_CASE("the agentrt command reads, checks and decides on a PostgreSQL store, 
     CHECK(backup.status != 0);
     CHECK(backup.err.find("back it up with the database's own tools") != std::string::npos);
 }
+
+TEST_CASE("agentrt copy moves a store from LMDB to PostgreSQL and back, every record and chain intact") {
+    world w;
+    w.decide = cli_test::ask_for_send;
+    std::string first, kept, waiting;
+    {
+        auto s = w.open();
+        first = cli_test::run_to_completion(w, s, "pruned later");
+        w.clock.advance(std::chrono::hours(1));
+        kept = cli_test::run_to_completion(w, s, "kept");
+        waiting = cli_test::start_waiting(w, s);
+        // The first run is pruned: the copy must carry what verify needs to accept the gap.
+        auto pruned = agentrt::prune(s, w.clock() - 1000);
+        REQUIRE(pruned);
+        REQUIRE(pruned->runs == std::vector<std::string>{first});
+    }
+    auto postgres = fresh_postgres_store();
+    auto there = cli_test::run_command({"copy", w.store_path.string(), postgres});
+    SHOW(there);
+    REQUIRE(there.status == 0);
+    CHECK(there.out.find("copied 2 run(s)") != std::string::npos);
+    auto verified = cli_test::on_store(postgres, {"verify"});
+    SHOW(verified);
+    CHECK(verified.status == 0);
+
+    fs::path back = w.dir.path / "back";
+    auto home = cli_test::run_command({"copy", postgres, back.string()});
+    SHOW(home);
+    REQUIRE(home.status == 0);
+    for (auto const& where : {postgres, back.string()}) {
+        auto v = cli_test::on_store(where, {"verify"});
+        SHOW(v);
+        CHECK(v.status == 0);
+        auto c = cli_test::on_store(where, {"check"});
+        SHOW(c);
+        CHECK(c.status == 0);
+    }
+    auto original = agentrt::store::open(w.store_path).value();
+    auto copy = agentrt::store::open(back).value();
+    for (auto const& id : {kept, waiting}) {
+        auto a = agentrt::read_run(original, id).value();
+        auto b = agentrt::read_run(copy, id).value();
+        CHECK(b.run.status == a.run.status);
+        CHECK(b.run.head == a.run.head);
+        CHECK(b.steps.size() == a.steps.size());
+        CHECK(b.approvals.size() == a.approvals.size());
+        auto ea = agentrt::read_events(original, id).value();
+        auto eb = agentrt::read_events(copy, id).value();
+        REQUIRE(eb.size() == ea.size());
+        for (std::size_t i = 0; i < ea.size(); ++i)
+            CHECK(eb[i].hash == ea[i].hash);
+    }
+    // The approval waiting in the original can be decided on the copy.
+    auto approved = cli_test::on_store(back, {"approve", waiting, "--yes", "--by", "ana"});
+    SHOW(approved);
+    CHECK(approved.status == 0);
+}
+
+TEST_CASE("agentrt copy refuses a destination that holds runs, and changes nothing") {
+    world w;
+    auto where = fresh_postgres_store();
+    {
+        auto s = w.open();
+        cli_test::run_to_completion(w, s);
+    }
+    {
+        auto pg = open_pg(where);
+        cli_test::run_to_completion(w, pg, "already here");
+    }
+    auto o = cli_test::run_command({"copy", w.store_path.string(), where});
+    SHOW(o);
+    CHECK(o.status == 1);
+    CHECK(o.err.find("already holds runs: copy into a new, empty store; nothing copied") != std::string::npos);
+    CHECK(agentrt::list_runs(open_pg(where)).size() == 1);
+}
