@@ -14,7 +14,10 @@
 
 #include <cstdlib>
 #include <filesystem>
+#include <optional>
 #include <stdexcept>
+#include <thread>
+#include <unistd.h>
 
 namespace {
 
@@ -178,6 +181,67 @@ void sqlite_peer(benchmark::State& state) {
     report(state, steps, 0);
 }
 
+// A new, empty store for the concurrency benchmarks: an LMDB directory, or, when AGENTRT_BENCH_POSTGRES
+// names a server's database (tests/support/postgres-server start DIR prints one), a schema of it.
+std::optional<std::string> bench_location(bool postgresql, temp_dir const& dir, int n) {
+    if (!postgresql)
+        return (dir.path / ("store-" + std::to_string(n))).string();
+    char const* base = std::getenv("AGENTRT_BENCH_POSTGRES");
+    if (!base || !*base)
+        return std::nullopt;
+    std::string schema = "bench_" + std::to_string(::getpid()) + "_" + std::to_string(n);
+    std::string command = "psql -q '" + std::string(base) + "' -c 'CREATE SCHEMA " + schema + "'";
+    if (std::system(command.c_str()) != 0)
+        throw std::runtime_error("cannot create schema " + schema);
+    return std::string(base) + "&options=-csearch_path%3D" + schema;
+}
+
+// args: engine (0 LMDB, 1 PostgreSQL), concurrent runs (one thread each), durability. Each thread
+// drives runs of 10 steps through its own gate over the one store.
+void concurrent_runs(benchmark::State& state) {
+    bool const postgresql = state.range(0) == 1;
+    auto const threads = static_cast<int>(state.range(1));
+    temp_dir dir;
+    static int stores = 0;
+    auto where = bench_location(postgresql, dir, ++stores);
+    if (!where) {
+        state.SkipWithError("set AGENTRT_BENCH_POSTGRES to a PostgreSQL database URI");
+        return;
+    }
+    auto table = observing_table(64);
+    agentrt::evaluator allow("allow", [](auto const&, auto const&, auto const&) { return agentrt::allow(); });
+    auto store = agentrt::store::open(
+                     *where, {.durability = level(state.range(2)), .lmdb = {.initial_map_bytes = std::size_t{1} << 30}})
+                     .value();
+    constexpr std::uint64_t run_length = 10, runs_per_thread = 4;
+    std::uint64_t steps = 0;
+    for (auto _ : state) {
+        std::vector<std::thread> running;
+        for (int t = 0; t < threads; ++t)
+            running.emplace_back([&] {
+                agentrt::gate_options options;
+                options.limits.max_steps = run_length + 1;
+                options.limits.loop_threshold = 0;
+                agentrt::gate gate(store, table, allow, options);
+                for (std::uint64_t r = 0; r < runs_per_thread; ++r) {
+                    auto session = gate.begin("benchmark").value();
+                    (void)session.open_step().value();
+                    for (std::uint64_t i = 0; i < run_length; ++i) {
+                        (void)session.propose(agentrt::decision::call("lookup_order", R"({"order_id":"ord-1"})"))
+                            .value();
+                        (void)session.execute().value();
+                        (void)session.open_step().value();
+                    }
+                    (void)session.propose(agentrt::decision::complete("done")).value();
+                }
+            });
+        for (auto& t : running)
+            t.join();
+        steps += threads * runs_per_thread * run_length;
+    }
+    report(state, steps, 0);
+}
+
 // Open a store, take over a run whose holder died mid-tool (read-only: left behind), first step.
 void resume_after_crash(benchmark::State& state) {
     temp_dir dir;
@@ -222,6 +286,12 @@ BENCHMARK(sqlite_peer)
     ->ArgNames({"steps", "obs", "crash_only"})
     ->Unit(benchmark::kMillisecond)
     ->MinTime(0.3)
+    ->UseRealTime();
+BENCHMARK(concurrent_runs)
+    ->ArgsProduct({{0, 1}, {1, 4, 16}, {0, 1}})
+    ->ArgNames({"postgresql", "runs", "crash_only"})
+    ->Unit(benchmark::kMillisecond)
+    ->MinTime(0.5)
     ->UseRealTime();
 BENCHMARK(resume_after_crash)->Unit(benchmark::kMicrosecond)->UseRealTime();
 BENCHMARK_MAIN();

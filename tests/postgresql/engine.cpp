@@ -7,8 +7,11 @@
 #include "runtime/fixture.hpp"
 #include "support/postgres.hpp"
 
+#include <atomic>
 #include <csignal>
+#include <mutex>
 #include <sys/wait.h>
+#include <thread>
 #include <unistd.h>
 
 using namespace runtime_test;
@@ -241,4 +244,60 @@ TEST_CASE("agentrt copy refuses a destination that holds runs, and changes nothi
     CHECK(o.status == 1);
     CHECK(o.err.find("already holds runs: copy into a new, empty store; nothing copied") != std::string::npos);
     CHECK(agentrt::list_runs(open_pg(where)).size() == 1);
+}
+
+TEST_CASE("sixteen runs begun and driven at once, each on a thread and gate of its own, all complete: writers queue "
+          "on rows instead of giving up") {
+    world w;
+    auto s = open_pg(fresh_postgres_store(), {.durability = agentrt::durability::process_crash});
+    std::vector<std::thread> threads;
+    std::atomic<int> completed{0};
+    std::mutex failures_mutex;
+    std::vector<std::string> failures;
+    for (int t = 0; t < 16; ++t)
+        threads.emplace_back([&, t] {
+            agentrt::testkit::scripted_agent agent({decision::call("lookup_order", lookup_args),
+                                                    decision::call("lookup_order", R"({"order_id":"ord-2"})"),
+                                                    decision::complete("done")});
+            agentrt::driver d(s, w.table, w.policy, agent, w.options());
+            for (int r = 0; r < 3; ++r) {
+                auto run = d.start("concurrent", "run-" + std::to_string(t) + "-" + std::to_string(r));
+                if (run && run->status == run_status::completed) {
+                    ++completed;
+                } else {
+                    std::lock_guard lock(failures_mutex);
+                    failures.push_back(run ? std::string(agentrt::to_string(run->status)) : run.error().to_string());
+                }
+            }
+        });
+    for (auto& t : threads)
+        t.join();
+    CHECK_MESSAGE(failures.empty(), (failures.empty() ? std::string() : failures.front()));
+    CHECK(completed == 48);
+    CHECK(agentrt::verify(s).ok()); // the chain of runs holds, however the creations interleaved
+    CHECK(agentrt::check_invariants(s).ok());
+}
+
+TEST_CASE("eight workers beginning one run id at once: exactly one creates it, the others get a conflict") {
+    world w;
+    auto s = open_pg(fresh_postgres_store());
+    std::atomic<int> created{0}, conflicts{0};
+    std::vector<std::thread> threads;
+    for (int t = 0; t < 8; ++t)
+        threads.emplace_back([&] {
+            agentrt::gate g(s, w.table, w.policy, w.options());
+            auto session = g.begin("the one run", "run-once");
+            if (session)
+                ++created;
+            else if (session.error().code == agentrt::errc::conflict)
+                ++conflicts;
+            else
+                MESSAGE(session.error().to_string());
+        });
+    for (auto& t : threads)
+        t.join();
+    CHECK(created.load() == 1);
+    CHECK(conflicts.load() == 7);
+    CHECK(agentrt::list_runs(s).size() == 1);
+    CHECK(agentrt::verify(s).ok());
 }

@@ -46,7 +46,8 @@ struct store_options {
     lmdb_options lmdb = {};
 };
 
-// Where a store lives: "lmdb:PATH", or a plain path (a directory), for the LMDB engine.
+// Where a store lives: "lmdb:PATH", or a plain path (a directory), for the LMDB engine;
+// "postgresql://..." or "postgres://..." (a libpq connection URI) for the PostgreSQL engine.
 class store_location {
 public:
     store_location(std::string text) : text_(std::move(text)) {}

@@ -98,7 +98,7 @@ void in_transaction(connection_pool& pool, txn_kind kind, std::function<void(pqx
                 work(t);
                 t.commit();
             } else {
-                pqxx::transaction<pqxx::serializable> t(*c);
+                pqxx::work t(*c); // READ COMMITTED, with the row locks the writer takes
                 work(t);
                 t.commit();
             }

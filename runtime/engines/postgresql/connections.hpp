@@ -41,9 +41,10 @@ private:
 
 enum class txn_kind { read, write };
 
-// Runs `work` in one transaction (read: REPEATABLE READ, read only; write: SERIALIZABLE) on a pooled
-// connection and commits it. A serialization failure, a deadlock, or a connection lost before the
-// commit aborts the attempt and runs `work` again, a bounded number of times. A connection lost
+// Runs `work` in one transaction (read: REPEATABLE READ, read only; write: READ COMMITTED with the
+// writer's row locks) on a pooled connection and commits it. A deadlock, a serialization failure, two
+// inserts of one key, or a connection lost before the commit aborts the attempt and runs `work`
+// again, a bounded number of times. A connection lost
 // during COMMIT leaves the outcome unknown: errc::store_failed saying so, never a retry. Other
 // database errors are agentrt::exception (errc::store_failed; errc::storage_full for a full disk).
 void in_transaction(connection_pool& pool, txn_kind kind, std::function<void(pqxx::transaction_base&)> const& work);

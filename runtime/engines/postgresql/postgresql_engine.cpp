@@ -9,6 +9,7 @@
 #include <atomic>
 #include <charconv>
 #include <cstdint>
+#include <set>
 #include <unistd.h>
 
 namespace agentrt::pg_detail {
@@ -16,7 +17,8 @@ namespace {
 
 // Created by a writer, in one transaction, under a transaction-level advisory lock so that two
 // writers opening a new store at once do not race. Keys and records are bytea: a record may hold any
-// byte a model sent.
+// byte a model sent. The meta rows every run creation changes exist from the start, so that creators
+// queue on their row locks (a row that does not exist yet locks nothing).
 constexpr char const* schema_v2 = R"sql(
 CREATE TABLE IF NOT EXISTS agentrt_meta (key bytea PRIMARY KEY, value bytea NOT NULL);
 CREATE TABLE IF NOT EXISTS agentrt_runs (id bytea PRIMARY KEY, run_order bigint NOT NULL UNIQUE, record bytea NOT NULL);
@@ -27,6 +29,8 @@ CREATE TABLE IF NOT EXISTS agentrt_events (run_id bytea, seq bigint, record byte
 CREATE TABLE IF NOT EXISTS agentrt_model_calls (run_id bytea, seq bigint, record bytea NOT NULL,
                                                 PRIMARY KEY (run_id, seq));
 CREATE TABLE IF NOT EXISTS agentrt_tool_specs (hash bytea PRIMARY KEY, spec bytea NOT NULL);
+INSERT INTO agentrt_meta (key, value) VALUES ('run_chain_head'::bytea, ''::bytea), ('run_order_next'::bytea, '1'::bytea)
+    ON CONFLICT (key) DO NOTHING;
 )sql";
 
 constexpr long long schema_lock_key = 0x61676e7472740001; // "agntrt" 1
@@ -54,14 +58,20 @@ long long holder_key(std::string_view host, std::int64_t pid) {
     return static_cast<long long>(h);
 }
 
+// Reads of one transaction. In a write, a run's row and a meta row are read FOR UPDATE: every write
+// of the runtime reads its run first, so the writers of one run queue on its row, and those that
+// create runs on the chain head, each seeing what the one before it committed.
 class reader_impl : public virtual store_reader {
 public:
-    explicit reader_impl(pqxx::transaction_base& t) : t_(t) {}
+    reader_impl(pqxx::transaction_base& t, bool locking) : t_(t), lock_(locking ? " FOR UPDATE" : "") {}
 
     std::optional<run_record> run(std::string_view id) const override {
-        auto r = t_.exec_params("SELECT record FROM agentrt_runs WHERE id = $1", bytes(id));
-        if (r.empty())
+        auto r = t_.exec_params("SELECT record FROM agentrt_runs WHERE id = $1" + lock_, bytes(id));
+        if (r.empty()) {
+            if (!lock_.empty())
+                absent_.emplace(id);
             return std::nullopt;
+        }
         return run_from_json(parse_record_text(text_of(r[0][0])));
     }
     std::vector<run_record> runs_before(std::uint64_t before_order, std::size_t limit) const override {
@@ -96,7 +106,7 @@ public:
             model_call_from_json);
     }
     std::optional<std::string> meta(std::string_view key) const override {
-        auto r = t_.exec_params("SELECT value FROM agentrt_meta WHERE key = $1", bytes(key));
+        auto r = t_.exec_params("SELECT value FROM agentrt_meta WHERE key = $1" + lock_, bytes(key));
         if (r.empty())
             return std::nullopt;
         return text_of(r[0][0]);
@@ -119,24 +129,35 @@ protected:
     }
 
     pqxx::transaction_base& t_;
+    std::string lock_;
+    // Runs this write read as absent: there is no row to lock, so a put creating one must be a plain
+    // insert, which fails when another writer created it meanwhile (and the attempt is run again).
+    mutable std::set<std::string, std::less<>> absent_;
 };
 
 class writer_impl final : public reader_impl, public engine_writer {
 public:
-    using reader_impl::reader_impl;
+    explicit writer_impl(pqxx::transaction_base& t) : reader_impl(t, true) {}
 
     void put(run_record& run) override {
-        auto known = t_.exec_params("SELECT run_order FROM agentrt_runs WHERE id = $1", bytes(run.id));
-        if (known.empty()) {
+        bool creating = absent_.erase(run.id) > 0;
+        if (!creating) {
+            auto known = t_.exec_params("SELECT run_order FROM agentrt_runs WHERE id = $1", bytes(run.id));
+            creating = known.empty();
+            if (!creating)
+                run.order = known[0][0].as<std::uint64_t>();
+        }
+        if (creating) {
             auto next = meta("run_order_next");
             run.order = next ? std::stoull(*next) : 1;
             put_meta("run_order_next", std::to_string(run.order + 1));
-        } else {
-            run.order = known[0][0].as<std::uint64_t>();
         }
-        t_.exec_params("INSERT INTO agentrt_runs (id, run_order, record) VALUES ($1, $2, $3) "
-                       "ON CONFLICT (id) DO UPDATE SET record = EXCLUDED.record",
-                       bytes(run.id), signed_of(run.order), bytes(record_text::of(run)));
+        if (creating) // a plain insert: two creators of one id must not both succeed
+            t_.exec_params("INSERT INTO agentrt_runs (id, run_order, record) VALUES ($1, $2, $3)", bytes(run.id),
+                           signed_of(run.order), bytes(record_text::of(run)));
+        else
+            t_.exec_params("UPDATE agentrt_runs SET record = $2 WHERE id = $1", bytes(run.id),
+                           bytes(record_text::of(run)));
     }
     void put(step_record const& s) override {
         t_.exec_params("INSERT INTO agentrt_steps (run_id, idx, record) VALUES ($1, $2, $3) "
@@ -191,7 +212,7 @@ public:
 
     void read(std::function<void(store_reader const&)> const& work) const override {
         in_transaction(pool_, txn_kind::read, [&](pqxx::transaction_base& t) {
-            reader_impl r(t);
+            reader_impl r(t, false);
             work(r);
         });
     }
