@@ -311,3 +311,36 @@ TEST_CASE("prune needs a valid UTC date") {
     CHECK(bad.err.find("--before wants a UTC date like 2026-01-31") != std::string::npos);
     CHECK(agentrt::read_run(s, "run-1"));
 }
+
+TEST_CASE("a data file cut short is refused by every command as damaged, naming the file and what to do, never by a "
+          "signal") {
+    for (std::uintmax_t keep : {std::uintmax_t{0}, std::uintmax_t{4096}, std::uintmax_t{3 * 4096}}) {
+        CAPTURE(keep);
+        world w;
+        {
+            auto s = w.open();
+            for (int i = 0; i < 20; ++i)
+                run_to_completion(w, s, "run " + std::to_string(i)); // enough pages to cut
+        }
+        auto file = w.store_path / "data.mdb";
+        REQUIRE(fs::file_size(file) > 4 * 4096);
+        fs::resize_file(file, keep);
+        for (std::vector<std::string> command : {std::vector<std::string>{"verify"},
+                                                 {"check"},
+                                                 {"runs"},
+                                                 {"show", "run-1"},
+                                                 {"events", "run-1"},
+                                                 {"pending"},
+                                                 {"export", "run-1"}}) {
+            auto o = on_store(w.store_path, command);
+            SHOW(o);
+            CHECK(o.status == 1);
+            CHECK(o.err.find("store " + w.store_path.string() + " is damaged: " + file.string()) != std::string::npos);
+            CHECK(o.err.find("restore the store from a backup") != std::string::npos);
+        }
+        auto writer = agentrt::store::open(w.store_path); // nor does a writer make it a new, empty store
+        REQUIRE_FALSE(writer);
+        CHECK(writer.error().message.find("is damaged") != std::string::npos);
+        CHECK(fs::file_size(file) == keep);
+    }
+}

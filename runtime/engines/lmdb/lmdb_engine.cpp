@@ -115,6 +115,9 @@ void adopt_grown_map(lmdb_engine const& s) {
 
 namespace {
 
+constexpr char const* restore_advice =
+    ": restore the store from a backup (a copy `agentrt backup` made), then resume its runs";
+
 void open_databases(lmdb_engine& s, bool create) {
     lmdb::txn t(s.env.get(), false);
     unsigned flags = create ? MDB_CREATE : 0;
@@ -122,7 +125,7 @@ void open_databases(lmdb_engine& s, bool create) {
         int rc = mdb_dbi_open(t.get(), name, flags, &dbi);
         if (rc == MDB_NOTFOUND)
             throw exception(store_error("store " + s.path.string() + " has no '" + name +
-                                        "' database: it was not created by agentrt, or is damaged"));
+                                        "' database: it was not created by agentrt, or is damaged" + restore_advice));
         lmdb::check(rc, "mdb_dbi_open");
     };
     open(keys::runs, s.runs);
@@ -311,14 +314,33 @@ result<std::shared_ptr<engine>> open_lmdb(std::filesystem::path const& path, sto
         lmdb::check(mdb_env_set_maxdbs(env, 16), "mdb_env_set_maxdbs");
         lmdb::check(mdb_env_set_mapsize(env, options.lmdb.initial_map_bytes), "mdb_env_set_mapsize");
         lmdb::check(mdb_env_set_maxreaders(env, 256), "mdb_env_set_maxreaders");
+        // LMDB starts a new environment in an empty data file: one shorter than its two meta pages is a
+        // store cut short, and must not be silently made a new, empty one.
+        auto const page = static_cast<std::uintmax_t>(::sysconf(_SC_PAGESIZE));
+        if (auto size = fs::file_size(path / "data.mdb", ec); !ec && size < 2 * page)
+            return store_error("store " + path.string() + " is damaged: " + (path / "data.mdb").string() + " is " +
+                               std::to_string(size) +
+                               " bytes, shorter than its two meta pages (the file was cut short)" + restore_advice);
         unsigned flags = MDB_NOTLS | durability_flags(options.durability);
         int rc = mdb_env_open(env, path.c_str(), flags, 0600);
+        if (rc == MDB_INVALID || rc == MDB_CORRUPTED || rc == MDB_VERSION_MISMATCH)
+            return store_error("store " + path.string() + " is damaged: " + (path / "data.mdb").string() +
+                               " is not a store LMDB can read (" + mdb_strerror(rc) + ")" + restore_advice);
         if (rc != MDB_SUCCESS)
             return store_error("cannot open store " + path.string() + ": " + mdb_strerror(rc));
         int dead = 0;
         lmdb::check(mdb_reader_check(env, &dead), "mdb_reader_check");
         MDB_envinfo info{};
         mdb_env_info(env, &info);
+        // A file shorter than the pages its metadata counts would be read past its end through the map,
+        // which is SIGBUS, not an error: refuse it here.
+        MDB_stat stat{};
+        mdb_env_stat(env, &stat);
+        auto needed = (static_cast<std::uintmax_t>(info.me_last_pgno) + 1) * stat.ms_psize;
+        if (auto size = fs::file_size(path / "data.mdb", ec); !ec && size < needed)
+            return store_error("store " + path.string() + " is damaged: " + (path / "data.mdb").string() + " is " +
+                               std::to_string(size) + " bytes, but its metadata counts " + std::to_string(needed) +
+                               " (the file was cut short)" + restore_advice);
         s->map_bytes = info.me_mapsize;
         for (;;) {
             try {
