@@ -27,7 +27,8 @@ std::string run(std::string const& command) {
 
 struct own_server {
     std::string dir = "/tmp/agentrt-pg-" + std::to_string(::getpid());
-    std::string uri = run(std::string(AGENTRT_POSTGRES_SERVER) + " start " + dir);
+    std::string uri =
+        run("AGENTRT_PG_WATCH_PID=" + std::to_string(::getpid()) + " " + AGENTRT_POSTGRES_SERVER + " start " + dir);
     ~own_server() { (void)std::system((std::string(AGENTRT_POSTGRES_SERVER) + " stop " + dir).c_str()); }
 };
 

@@ -66,21 +66,26 @@ public:
     reader_impl(pqxx::transaction_base& t, bool locking) : t_(t), lock_(locking ? " FOR UPDATE" : "") {}
 
     std::optional<run_record> run(std::string_view id) const override {
+        flush();
         auto r = t_.exec_params("SELECT record FROM agentrt_runs WHERE id = $1" + lock_, bytes(id));
         if (r.empty()) {
             if (!lock_.empty())
                 absent_.emplace(id);
             return std::nullopt;
         }
+        if (!lock_.empty())
+            present_.emplace(id);
         return run_from_json(parse_record_text(text_of(r[0][0])));
     }
     std::vector<run_record> runs_before(std::uint64_t before_order, std::size_t limit) const override {
+        flush();
         auto r = t_.exec_params("SELECT record FROM agentrt_runs WHERE ($1::bigint = 0 OR run_order < $1::bigint) "
                                 "ORDER BY run_order DESC LIMIT $2::bigint",
                                 signed_of(before_order), signed_of(std::min<std::uint64_t>(limit, INT64_MAX)));
         return all_of(r, run_from_json);
     }
     std::optional<step_record> step(std::string_view run_id, std::uint64_t index) const override {
+        flush();
         auto r = t_.exec_params("SELECT record FROM agentrt_steps WHERE run_id = $1 AND idx = $2", bytes(run_id),
                                 signed_of(index));
         if (r.empty())
@@ -88,30 +93,36 @@ public:
         return step_from_json(parse_record_text(text_of(r[0][0])));
     }
     std::vector<step_record> steps(std::string_view run_id) const override {
+        flush();
         return all_of(t_.exec_params("SELECT record FROM agentrt_steps WHERE run_id = $1 ORDER BY idx", bytes(run_id)),
                       step_from_json);
     }
     std::vector<approval_record> approvals(std::string_view run_id) const override {
+        flush();
         return all_of(
             t_.exec_params("SELECT record FROM agentrt_approvals WHERE run_id = $1 ORDER BY step, seq", bytes(run_id)),
             approval_from_json);
     }
     std::vector<event_record> events(std::string_view run_id) const override {
+        flush();
         return all_of(t_.exec_params("SELECT record FROM agentrt_events WHERE run_id = $1 ORDER BY seq", bytes(run_id)),
                       event_from_json);
     }
     std::vector<model_call_record> model_calls(std::string_view run_id) const override {
+        flush();
         return all_of(
             t_.exec_params("SELECT record FROM agentrt_model_calls WHERE run_id = $1 ORDER BY seq", bytes(run_id)),
             model_call_from_json);
     }
     std::optional<std::string> meta(std::string_view key) const override {
+        flush();
         auto r = t_.exec_params("SELECT value FROM agentrt_meta WHERE key = $1" + lock_, bytes(key));
         if (r.empty())
             return std::nullopt;
         return text_of(r[0][0]);
     }
     std::optional<std::string> tool_spec(std::string_view hash) const override {
+        flush();
         auto r = t_.exec_params("SELECT spec FROM agentrt_tool_specs WHERE hash = $1", bytes(hash));
         if (r.empty())
             return std::nullopt;
@@ -133,14 +144,46 @@ protected:
     // Runs this write read as absent: there is no row to lock, so a put creating one must be a plain
     // insert, which fails when another writer created it meanwhile (and the attempt is run again).
     mutable std::set<std::string, std::less<>> absent_;
+    mutable std::set<std::string, std::less<>> present_; // and as present, locked: a put updates it
+
+public:
+    // Sends the writer's puts not yet sent, all in one round trip; every read first, and the commit.
+    void flush() const {
+        if (pending_.empty())
+            return;
+        std::string sql;
+        sql.swap(pending_);
+        t_.exec(sql);
+    }
+
+protected:
+    mutable std::string pending_;
 };
 
+// A write's puts are buffered and sent together before its next read and before its commit, so a
+// step's records cost one round trip, not one each.
 class writer_impl final : public reader_impl, public engine_writer {
 public:
     explicit writer_impl(pqxx::transaction_base& t) : reader_impl(t, true) {}
 
+private:
+    std::string raw(std::string_view bytes) const {
+        return t_.quote_raw(reinterpret_cast<unsigned char const*>(bytes.data()), bytes.size());
+    }
+    void send(std::string statement) {
+        pending_ += statement;
+        pending_ += ";\n";
+        if (pending_.size() > (std::size_t{1} << 20)) // a copy of a whole store: in batches of about 1 MiB
+            flush();
+    }
+
+public:
     void put(run_record& run) override {
         bool creating = absent_.erase(run.id) > 0;
+        if (!creating && present_.contains(run.id)) {
+            send("UPDATE agentrt_runs SET record = " + raw(record_text::of(run)) + " WHERE id = " + raw(run.id));
+            return;
+        }
         if (!creating) {
             auto known = t_.exec_params("SELECT run_order FROM agentrt_runs WHERE id = $1", bytes(run.id));
             creating = known.empty();
@@ -160,36 +203,35 @@ public:
                            bytes(record_text::of(run)));
     }
     void put(step_record const& s) override {
-        t_.exec_params("INSERT INTO agentrt_steps (run_id, idx, record) VALUES ($1, $2, $3) "
-                       "ON CONFLICT (run_id, idx) DO UPDATE SET record = EXCLUDED.record",
-                       bytes(s.run_id), signed_of(s.index), bytes(record_text::of(s)));
+        send("INSERT INTO agentrt_steps (run_id, idx, record) VALUES (" + raw(s.run_id) + ", " +
+             std::to_string(s.index) + ", " + raw(record_text::of(s)) +
+             ") ON CONFLICT (run_id, idx) DO UPDATE SET record = EXCLUDED.record");
     }
     void put(approval_record const& a) override {
-        t_.exec_params("INSERT INTO agentrt_approvals (run_id, step, seq, record) VALUES ($1, $2, $3, $4) "
-                       "ON CONFLICT (run_id, step, seq) DO UPDATE SET record = EXCLUDED.record",
-                       bytes(a.run_id), signed_of(a.step_index), signed_of(a.seq), bytes(record_text::of(a)));
+        send("INSERT INTO agentrt_approvals (run_id, step, seq, record) VALUES (" + raw(a.run_id) + ", " +
+             std::to_string(a.step_index) + ", " + std::to_string(a.seq) + ", " + raw(record_text::of(a)) +
+             ") ON CONFLICT (run_id, step, seq) DO UPDATE SET record = EXCLUDED.record");
     }
     void put(model_call_record const& m) override {
-        t_.exec_params("INSERT INTO agentrt_model_calls (run_id, seq, record) VALUES ($1, $2, $3) "
-                       "ON CONFLICT (run_id, seq) DO UPDATE SET record = EXCLUDED.record",
-                       bytes(m.run_id), signed_of(m.seq), bytes(record_text::of(m)));
+        send("INSERT INTO agentrt_model_calls (run_id, seq, record) VALUES (" + raw(m.run_id) + ", " +
+             std::to_string(m.seq) + ", " + raw(record_text::of(m)) +
+             ") ON CONFLICT (run_id, seq) DO UPDATE SET record = EXCLUDED.record");
     }
     void put(event_record const& e) override {
-        t_.exec_params("INSERT INTO agentrt_events (run_id, seq, record) VALUES ($1, $2, $3) "
-                       "ON CONFLICT (run_id, seq) DO UPDATE SET record = EXCLUDED.record",
-                       bytes(e.run_id), signed_of(e.seq), bytes(record_text::of(e)));
+        send("INSERT INTO agentrt_events (run_id, seq, record) VALUES (" + raw(e.run_id) + ", " +
+             std::to_string(e.seq) + ", " + raw(record_text::of(e)) +
+             ") ON CONFLICT (run_id, seq) DO UPDATE SET record = EXCLUDED.record");
     }
     void put_meta(std::string_view key, std::string_view value) override {
-        t_.exec_params("INSERT INTO agentrt_meta (key, value) VALUES ($1, $2) "
-                       "ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value",
-                       bytes(key), bytes(value));
+        send("INSERT INTO agentrt_meta (key, value) VALUES (" + raw(key) + ", " + raw(value) +
+             ") ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value");
     }
     void put_tool_spec(std::string_view hash, std::string_view spec) override {
-        t_.exec_params("INSERT INTO agentrt_tool_specs (hash, spec) VALUES ($1, $2) "
-                       "ON CONFLICT (hash) DO UPDATE SET spec = EXCLUDED.spec",
-                       bytes(hash), bytes(spec));
+        send("INSERT INTO agentrt_tool_specs (hash, spec) VALUES (" + raw(hash) + ", " + raw(spec) +
+             ") ON CONFLICT (hash) DO NOTHING"); // a spec's hash names its text
     }
     bool erase_run(std::string_view run_id) override {
+        flush();
         for (char const* table : {"agentrt_steps", "agentrt_approvals", "agentrt_events", "agentrt_model_calls"})
             t_.exec_params(std::string("DELETE FROM ") + table + " WHERE run_id = $1", bytes(run_id));
         return t_.exec_params("DELETE FROM agentrt_runs WHERE id = $1", bytes(run_id)).affected_rows() > 0;
@@ -222,6 +264,7 @@ public:
         in_transaction(pool_, txn_kind::write, [&](pqxx::transaction_base& t) {
             writer_impl w(t);
             work(w);
+            w.flush();
         });
         ++commits_;
         if (options_.durability == durability::power_loss)
@@ -321,6 +364,7 @@ private:
                                                       "; an operator never migrates: open it once with a writer");
             else if (version < store_schema_version) // a new store: version 2 is this engine's first
                 w.put_meta("schema_version", std::to_string(store_schema_version));
+            w.flush();
         });
         return outcome;
     }
