@@ -12,6 +12,7 @@
 #include <lmdb.h>
 #include <sqlite3.h>
 
+#include <atomic>
 #include <cstdlib>
 #include <filesystem>
 #include <optional>
@@ -181,6 +182,69 @@ void sqlite_peer(benchmark::State& state) {
     report(state, steps, 0);
 }
 
+// The SQLite peer at the concurrency of concurrent_runs: one connection per thread to one WAL
+// database (synchronous=FULL; busy_timeout, BEGIN IMMEDIATE), each thread 4 runs of 10 steps of four
+// transactions.
+void sqlite_peer_concurrent(benchmark::State& state) {
+    auto const threads = static_cast<int>(state.range(0));
+    temp_dir dir;
+    auto path = (dir.path / "peer.db").string();
+    {
+        sqlite3* db = nullptr;
+        sqlite3_open(path.c_str(), &db);
+        exec(db, "PRAGMA journal_mode=WAL;"
+                 "CREATE TABLE steps(id INTEGER PRIMARY KEY, status TEXT, body BLOB);"
+                 "CREATE TABLE events(id INTEGER PRIMARY KEY AUTOINCREMENT, step INTEGER, body BLOB);");
+        sqlite3_close(db);
+    }
+    constexpr std::uint64_t run_length = 10, runs_per_thread = 4;
+    std::atomic<std::uint64_t> next_id{0};
+    std::uint64_t steps = 0;
+    for (auto _ : state) {
+        std::vector<std::thread> running;
+        for (int t = 0; t < threads; ++t)
+            running.emplace_back([&] {
+                sqlite3* db = nullptr;
+                sqlite3_open(path.c_str(), &db);
+                sqlite3_busy_timeout(db, 10'000);
+                exec(db, "PRAGMA synchronous=FULL;");
+                sqlite3_stmt* update = nullptr;
+                sqlite3_stmt* insert = nullptr;
+                sqlite3_prepare_v2(db, "INSERT OR REPLACE INTO steps(id, status, body) VALUES(?, ?, ?)", -1, &update,
+                                   nullptr);
+                sqlite3_prepare_v2(db, "INSERT INTO events(step, body) VALUES(?, ?)", -1, &insert, nullptr);
+                std::string small(300, 's'), observation(264, 'f');
+                auto transaction = [&](std::uint64_t id, std::string const& body) {
+                    exec(db, "BEGIN IMMEDIATE");
+                    sqlite3_bind_int64(update, 1, static_cast<sqlite3_int64>(id));
+                    sqlite3_bind_text(update, 2, "status", -1, SQLITE_STATIC);
+                    sqlite3_bind_blob(update, 3, body.data(), static_cast<int>(body.size()), SQLITE_STATIC);
+                    sqlite3_step(update);
+                    sqlite3_reset(update);
+                    sqlite3_bind_int64(insert, 1, static_cast<sqlite3_int64>(id));
+                    sqlite3_bind_blob(insert, 2, small.data(), static_cast<int>(small.size()), SQLITE_STATIC);
+                    sqlite3_step(insert);
+                    sqlite3_reset(insert);
+                    exec(db, "COMMIT");
+                };
+                for (std::uint64_t i = 0; i < runs_per_thread * run_length; ++i) {
+                    auto id = next_id++;
+                    transaction(id, small);
+                    transaction(id, small);
+                    transaction(id, small);
+                    transaction(id, observation);
+                }
+                sqlite3_finalize(update);
+                sqlite3_finalize(insert);
+                sqlite3_close(db);
+            });
+        for (auto& t : running)
+            t.join();
+        steps += threads * runs_per_thread * run_length;
+    }
+    report(state, steps, 0);
+}
+
 // A new, empty store for the concurrency benchmarks: an LMDB directory, or, when AGENTRT_BENCH_POSTGRES
 // names a server's database (tests/support/postgres-server start DIR prints one), a schema of it.
 std::optional<std::string> bench_location(bool postgresql, temp_dir const& dir, int n) {
@@ -290,6 +354,14 @@ BENCHMARK(sqlite_peer)
 BENCHMARK(concurrent_runs)
     ->ArgsProduct({{0, 1}, {1, 4, 16}, {0, 1}})
     ->ArgNames({"postgresql", "runs", "crash_only"})
+    ->Unit(benchmark::kMillisecond)
+    ->MinTime(0.5)
+    ->UseRealTime();
+BENCHMARK(sqlite_peer_concurrent)
+    ->Arg(1)
+    ->Arg(4)
+    ->Arg(16)
+    ->ArgName("runs")
     ->Unit(benchmark::kMillisecond)
     ->MinTime(0.5)
     ->UseRealTime();
