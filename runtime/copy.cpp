@@ -41,16 +41,22 @@ snapshot read_all(store_reader const& r) {
     // prune removed and a remaining run still links to.
     if (auto head = r.meta("run_chain_head"))
         out.meta.emplace_back("run_chain_head", *head);
+    auto carry_pruned = [&](std::string_view hash) {
+        if (hash.empty() || created.contains(std::string(hash)))
+            return;
+        auto key = pruned_run_key(hash);
+        if (auto pruned = r.meta(key))
+            out.meta.emplace_back(key, *pruned);
+    };
     for (auto const& c : out.runs) {
         if (c.events.empty())
             continue;
         auto const* prev = c.events.front().data.if_contains("prev_run");
-        if (!prev || !prev->is_string() || prev->get_string().empty() || created.contains(prev->get_string().c_str()))
-            continue;
-        auto key = pruned_run_key(prev->get_string());
-        if (auto pruned = r.meta(key))
-            out.meta.emplace_back(key, *pruned);
+        if (prev && prev->is_string())
+            carry_pruned(prev->get_string());
     }
+    if (auto head = r.meta("run_chain_head")) // the newest run may itself have been pruned
+        carry_pruned(*head);
     return out;
 }
 

@@ -108,6 +108,7 @@ result<step_record> finish_call(gate& g, session& s, std::uint64_t index, std::u
                                 call_outcome const& out, std::optional<std::uint64_t>& next) {
     std::int64_t now = g.options().clocks.record();
     auto finished = g.storage().write([&](store_writer& w) -> result<step_record> {
+        next.reset(); // an engine may run this again: nothing of an attempt that did not commit stays
         auto run = w.run(s.run_id()).value();
         auto step = w.step(s.run_id(), index).value();
         if (step.status != step_status::executing || step.attempt != attempt) {

@@ -159,13 +159,13 @@ fault_summary explore_faults(scenario const& s, fault_error error, source_locati
             fault f{site, n, error};
             bool fired = false;
             auto r = run_scenario_faulted(s, f, fired);
-            if (!fired)
-                break; // this run got through untouched: every N before it was tried
-            ++summary.faults_tried;
             if (!r.ok()) {
                 ++summary.failures;
                 current_reporter().fail(where, "explore_faults: " + to_string(f) + ": " + describe(r, {}));
             }
+            if (!fired)
+                break; // this run got through untouched: every N before it was tried
+            ++summary.faults_tried;
             if (n >= 100'000) {
                 current_reporter().fail(where, "explore_faults: the " + std::string(to_string(site)) +
                                                    " fault still fired at N = 100000: the scenario never ends");

@@ -419,10 +419,11 @@ process_end run_simulated(scenario const& s, harness_log& log, simulated_machine
         log.add(harness_log::errors, "process " + std::to_string(process) + ": " + e.what());
     } catch (exception const& e) {
         note_fault();
-        if (faulty && faulty->fired())
+        if (faulty && faulty->fired() && e.error().code == error_of(faulty->fault()).code)
             return process_end::died; // the fault's typed error ended it; the next process goes on
         log.add(harness_log::errors, "process " + std::to_string(process) + ": " + e.what());
     } catch (std::exception const& e) {
+        note_fault();
         log.add(harness_log::errors, "process " + std::to_string(process) + ": " + e.what());
     }
     return process_end::failed;

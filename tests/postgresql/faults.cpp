@@ -8,6 +8,8 @@
 
 #include <pqxx/pqxx>
 
+#include <unistd.h>
+
 using namespace runtime_test;
 using agentrt::decision;
 using agentrt::step_status;
@@ -64,4 +66,65 @@ TEST_CASE("a statement timeout behind a lock another session holds is a typed er
     CHECK(proposed->status == step_status::executing);
     CHECK(session.execute().value().status == step_status::done);
     CHECK(w.calls["send_message"] == 1);
+}
+
+TEST_CASE("the server ending a worker's liveness session: its next write takes the lock again, so the worker is not "
+          "taken for dead") {
+    world w;
+    auto where = test_support::fresh_postgres_store();
+    auto s = agentrt::store::open(where).value();
+    auto locks = [&] {
+        return test_support::postgres_sql(
+            "SELECT count(*) FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid WHERE l.locktype = 'advisory' "
+            "AND l.granted AND a.application_name = '" +
+            test_support::schema_of(where) + "'");
+    };
+    REQUIRE(locks() == "1");
+    test_support::postgres_sql(
+        "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE application_name = '" +
+        test_support::schema_of(where) + "'");
+    for (int i = 0; i < 100 && locks() != "0"; ++i)
+        ::usleep(10'000);
+    REQUIRE(locks() == "0"); // to any other worker, this process now looks dead
+    ::usleep(1'100'000);     // the liveness session is checked at most once a second
+    agentrt::gate g(s, w.table, w.policy, w.options());
+    auto session = g.begin("a write after the cut").value();
+    CHECK(locks() == "1");
+}
+
+TEST_CASE("two stores of one database in one process both open, and agentrt copy goes between two of its schemas") {
+    world w;
+    auto first = test_support::fresh_postgres_store();
+    auto second = test_support::fresh_postgres_store();
+    {
+        auto a = agentrt::store::open(first).value();
+        auto again = agentrt::store::open(first); // the same store twice: its liveness lock is shared
+        REQUIRE_MESSAGE(again, again.error().to_string());
+        agentrt::testkit::scripted_agent agent({decision::complete("done")});
+        agentrt::driver(a, w.table, w.policy, agent, w.options()).start("copied").value();
+    }
+    auto from = agentrt::store::open(first, {.access = agentrt::store_access::operator_only}).value();
+    auto to = agentrt::store::open(second).value();
+    auto copied = agentrt::copy_store(from, to);
+    REQUIRE_MESSAGE(copied, copied.error().to_string());
+    CHECK(copied->runs == 1);
+    CHECK(agentrt::verify(to).ok());
+}
+
+TEST_CASE("a copy of a store whose newest runs were pruned still verifies") {
+    world w;
+    auto s = w.open();
+    for (int i = 0; i < 2; ++i) {
+        agentrt::testkit::scripted_agent agent({decision::complete("done")});
+        agentrt::driver(s, w.table, w.policy, agent, w.options()).start("pruned " + std::to_string(i)).value();
+    }
+    w.clock.advance(std::chrono::hours(1));
+    REQUIRE(agentrt::prune(s, w.clock()).value().runs.size() == 2);
+    REQUIRE(agentrt::verify(s).ok());
+    auto to = agentrt::store::open(test_support::fresh_postgres_store()).value();
+    auto copied = agentrt::copy_store(s, to);
+    REQUIRE_MESSAGE(copied, copied.error().to_string());
+    CHECK(copied->runs == 0);
+    auto chains = agentrt::verify(to);
+    CHECK_MESSAGE(chains.ok(), chains.first_break);
 }

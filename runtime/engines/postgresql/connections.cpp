@@ -11,11 +11,16 @@ std::string redacted(std::string const& uri) {
     auto scheme = uri.find("://");
     if (scheme == std::string::npos)
         return uri;
-    auto at = uri.find('@', scheme + 3);
-    auto colon = uri.find(':', scheme + 3);
-    if (at == std::string::npos || colon == std::string::npos || colon > at)
-        return uri;
-    return uri.substr(0, colon + 1) + "***" + uri.substr(at);
+    std::string out = uri;
+    auto at = out.find('@', scheme + 3);
+    auto colon = out.find(':', scheme + 3);
+    if (at != std::string::npos && colon != std::string::npos && colon < at && out.find('/', scheme + 3) > colon)
+        out = out.substr(0, colon + 1) + "***" + out.substr(at);
+    for (auto p = out.find("password="); p != std::string::npos; p = out.find("password=", p + 1)) {
+        auto end = out.find('&', p);
+        out = out.substr(0, p + 9) + "***" + (end == std::string::npos ? "" : out.substr(end));
+    }
+    return out;
 }
 
 std::string said(std::exception const& e) {
@@ -124,6 +129,8 @@ void in_transaction(connection_pool& pool, txn_kind kind, std::function<void(pqx
             }
             pool.give_back(std::move(c));
             throw exception(err(code_of(e), "store " + pool.shown() + ": " + said(e)));
+        } catch (pqxx::pqxx_exception const& e) { // libpqxx's own (a conversion, a misuse): typed too
+            throw exception(err(errc::store_failed, "store " + pool.shown() + ": " + said(e.base())));
         } catch (...) {
             pool.give_back(std::move(c)); // the transaction aborted as it unwound
             throw;

@@ -8,7 +8,9 @@
 #include <algorithm>
 #include <atomic>
 #include <charconv>
+#include <chrono>
 #include <cstdint>
+#include <mutex>
 #include <set>
 #include <unistd.h>
 
@@ -232,6 +234,8 @@ public:
     }
     bool erase_run(std::string_view run_id) override {
         flush();
+        // The run's row first: a writer of the run waits on it, then finds the run gone.
+        t_.exec_params("SELECT 1 FROM agentrt_runs WHERE id = $1 FOR UPDATE", bytes(run_id));
         for (char const* table : {"agentrt_steps", "agentrt_approvals", "agentrt_events", "agentrt_model_calls"})
             t_.exec_params(std::string("DELETE FROM ") + table + " WHERE run_id = $1", bytes(run_id));
         return t_.exec_params("DELETE FROM agentrt_runs WHERE id = $1", bytes(run_id)).affected_rows() > 0;
@@ -259,9 +263,15 @@ public:
         });
     }
 
-    void write(std::function<void(engine_writer&)> const& work, bool) override {
-        // The commit is the flush: with synchronous_commit on (power_loss) it returns once its WAL is on disk.
+    void write(std::function<void(engine_writer&)> const& work, bool flush) override {
+        keep_alive();
+        // The commit is the flush: with synchronous_commit on it returns once its WAL is on disk. Under
+        // process_crash the commit that starts a tool is flushed too, so that a server crash cannot
+        // lose a tool's start and let it be decided, and run, again.
+        bool const sync_this = flush && options_.durability == durability::process_crash;
         in_transaction(pool_, txn_kind::write, [&](pqxx::transaction_base& t) {
+            if (sync_this)
+                t.exec0("SET LOCAL synchronous_commit = on");
             writer_impl w(t);
             work(w);
             w.flush();
@@ -313,12 +323,7 @@ public:
         try {
             if (auto ok = prepare_schema(); !ok)
                 return ok;
-            liveness_ = pool_.connect();
-            pqxx::nontransaction t(*liveness_);
-            for (auto const* keepalive : {"SET tcp_keepalives_idle = 5", "SET tcp_keepalives_interval = 2",
-                                          "SET tcp_keepalives_count = 3", "SET tcp_user_timeout = 10000"})
-                t.exec0(keepalive);
-            t.exec_params("SELECT pg_advisory_lock($1)", holder_key(host_, ::getpid()));
+            take_liveness_lock();
         } catch (exception const& e) {
             return e.error();
         } catch (std::exception const& e) {
@@ -328,6 +333,44 @@ public:
     }
 
 private:
+    // Shared, so that every store this process opens on the database holds it (a second exclusive
+    // lock of the same key would wait for the first forever).
+    void take_liveness_lock() {
+        liveness_ = pool_.connect();
+        pqxx::nontransaction t(*liveness_);
+        for (auto const* setting :
+             {"SET tcp_keepalives_idle = 5", "SET tcp_keepalives_interval = 2", "SET tcp_keepalives_count = 3",
+              "SET tcp_user_timeout = 10000", "SET idle_session_timeout = 0"})
+            try {
+                t.exec0(setting);
+            } catch (pqxx::sql_error const&) {
+                // An older server without the setting: the connection still holds the lock.
+            }
+        t.exec_params("SELECT pg_advisory_lock_shared($1)", holder_key(host_, ::getpid()));
+        liveness_checked_ = std::chrono::steady_clock::now();
+    }
+
+    // The server may end the liveness session (terminated, restarted, a network cut): the process
+    // would then look dead while it lives. At most once a second, before a write, it is checked and,
+    // when gone, taken again.
+    void keep_alive() {
+        std::lock_guard lock(liveness_mutex_);
+        auto now = std::chrono::steady_clock::now();
+        if (now - liveness_checked_ < std::chrono::seconds(1))
+            return;
+        liveness_checked_ = now;
+        try {
+            pqxx::nontransaction t(*liveness_);
+            t.exec0("SELECT 1");
+        } catch (std::exception const&) {
+            try {
+                take_liveness_lock();
+            } catch (std::exception const&) {
+                // The write that follows reports the server; the next one tries again.
+            }
+        }
+    }
+
     result<void> prepare_schema() {
         result<void> outcome;
         in_transaction(pool_, txn_kind::write, [&](pqxx::transaction_base& t) {
@@ -373,7 +416,9 @@ private:
     store_options options_;
     mutable connection_pool pool_;
     std::string host_ = this_host();
+    std::mutex liveness_mutex_;
     std::unique_ptr<pqxx::connection> liveness_;
+    std::chrono::steady_clock::time_point liveness_checked_{};
     std::atomic<std::uint64_t> commits_{0}, syncs_{0};
 };
 
