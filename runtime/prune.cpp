@@ -34,11 +34,17 @@ result<prune_report> prune(store& s, std::int64_t before_ms, bool dry_run) try {
                 return *refused;
             return prune_report{doomed(r)};
         });
+    // Verified in a snapshot of its own: inside the write, an engine whose writes see each other's
+    // commits (PostgreSQL's READ COMMITTED) could read a chain halfway through a concurrent step.
+    if (auto refused = s.read([&](store_reader const& r) { return unsound(r); }))
+        return *refused;
     return s.write([&](store_writer& w) -> result<prune_report> {
-        if (auto refused = unsound(w))
-            return *refused;
-        prune_report report{doomed(w)};
-        for (auto const& id : report.runs) {
+        prune_report report;
+        for (auto const& id : doomed(w)) {
+            auto run = w.run(id); // read first, as every write does: an engine may lock it here
+            if (!run || !is_terminal(run->status) || run->updated_ms >= before_ms)
+                continue;
+            report.runs.push_back(id);
             auto events = w.events(id);
             if (events.empty() || !events.front().is(event_type::run_created))
                 return err(errc::refused, "run " + id +
