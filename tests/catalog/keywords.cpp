@@ -90,7 +90,7 @@ TEST_SUITE("keywords") {
         CHECK(beyond.error().violations[0].keyword == "maximum");
     }
 
-    TEST_CASE("an integer member without bounds gets the bounds of its C++ type; narrowed ones keep theirs") {
+    TEST_CASE("an integer member without bounds gets the bounds of its C++ type, narrowed ones keep theirs") {
         auto const& wide = agentrt::type_info_of<std::int16_t>();
         CHECK(*wide.keywords.minimum == decimal(-32768));
         CHECK(*wide.keywords.maximum == decimal(32767));

@@ -83,7 +83,7 @@ TEST_SUITE("policy") {
         CHECK(decide(policy, "wipe_account", R"({"account":"a","confirm":true})").reason == "never wipe");
     }
 
-    TEST_CASE("a typed rule wins over the fallback; the fallback decides the rest") {
+    TEST_CASE("a typed rule wins over the fallback, the fallback decides the rest") {
         auto policy = agentrt::lower_policy(lookup_then_classes{}, shop{});
         CHECK(decide(policy, "lookup_order", R"({"order_id":"ord-1"})").reason == "typed rule");
         CHECK(decide(policy, "send_message", mail).kind == "side_effect");

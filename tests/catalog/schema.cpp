@@ -33,7 +33,7 @@ TEST_SUITE("schema") {
               R"("additionalProperties":false})");
     }
 
-    TEST_CASE("numeric keywords narrow the type's bounds; decimals are written as numbers") {
+    TEST_CASE("numeric keywords narrow the type's bounds, decimals are written as numbers") {
         CHECK(agentrt::schema_text<bounded_numbers>() ==
               R"({"type":"object","properties":{)"
               R"("count":{"type":"integer","minimum":1,"maximum":10},)"
@@ -53,7 +53,7 @@ TEST_SUITE("schema") {
               R"("required":["code","ident"],"additionalProperties":false})");
     }
 
-    TEST_CASE("a variant is a oneOf of tagged structs; a map types its additionalProperties") {
+    TEST_CASE("a variant is a oneOf of tagged structs, a map types its additionalProperties") {
         CHECK(
             agentrt::schema_text<send_args>() ==
             R"({"type":"object","properties":{"to":{"oneOf":[)"

@@ -38,7 +38,7 @@ TEST_CASE("the server terminating every session of a worker mid-run: the next tr
     CHECK(agentrt::check_invariants(s).ok());
 }
 
-TEST_CASE("a statement timeout behind a lock another session holds is a typed error that changes nothing; the run "
+TEST_CASE("a statement timeout behind a lock another session holds is a typed error that changes nothing, the run "
           "goes on once the lock is gone") {
     world w;
     auto where = test_support::fresh_postgres_store();

@@ -380,7 +380,7 @@ TEST_CASE("gate misuse is refused and changes nothing") {
     CHECK(event_types(s, "run-1").size() == events + 5); // decided, policy, started, finished, next started
 }
 
-TEST_CASE("a complete decision ends the run goal_completed; a fail decision ends it agent_failed") {
+TEST_CASE("a complete decision ends the run goal_completed, a fail decision ends it agent_failed") {
     world w;
     auto s = w.open();
     agentrt::gate g(s, w.table, w.policy, w.options());

@@ -334,7 +334,7 @@ TEST_CASE("observers see each event after its transaction commits") {
     CHECK(seen == std::vector<std::string>{"run.created@2", "run.started@2"});
 }
 
-TEST_CASE("power_loss syncs every commit and flushes before a side effect; process_crash never syncs") {
+TEST_CASE("power_loss syncs every commit and flushes before a side effect, process_crash never syncs") {
     world w;
     {
         auto s = w.open();

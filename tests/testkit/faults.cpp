@@ -61,7 +61,7 @@ TEST_SUITE("testkit") {
         CHECK(has_run(s, "run-c"));
     }
 
-    TEST_CASE("faulty engine: the N-th commit fails and keeps nothing; an I/O error is store_failed") {
+    TEST_CASE("faulty engine: the N-th commit fails and keeps nothing, an I/O error is store_failed") {
         runtime_test::world w;
         auto real = w.open();
         agentrt::store s(
@@ -75,7 +75,7 @@ TEST_SUITE("testkit") {
         CHECK(has_run(s, "run-a"));
     }
 
-    TEST_CASE("faulty engine: the N-th sync fails after its flushed commit, which stands; unflushed commits pass") {
+    TEST_CASE("faulty engine: the N-th sync fails after its flushed commit, which stands, unflushed commits pass") {
         runtime_test::world w;
         auto real = w.open();
         agentrt::store s(
