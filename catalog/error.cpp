@@ -30,6 +30,8 @@ char const* to_string(errc code) noexcept {
         return "store_failed";
     case errc::storage_full:
         return "storage_full";
+    case errc::store_damaged:
+        return "store_damaged";
     }
     return "unknown";
 }

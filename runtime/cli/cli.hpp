@@ -4,6 +4,7 @@
 
 #include "display.hpp"
 
+#include <agentrt/catalog/error.hpp>
 #include <agentrt/runtime/records.hpp>
 #include <agentrt/runtime/store.hpp>
 
@@ -11,6 +12,7 @@
 #include <boost/json/value.hpp>
 
 #include <cstdint>
+#include <functional>
 #include <iosfwd>
 #include <map>
 #include <optional>
@@ -26,15 +28,21 @@ using display::display_width;
 using display::sanitize;
 
 inline constexpr int exit_ok = 0;
-inline constexpr int exit_failed = 1; // a failed operation or check
-inline constexpr int exit_usage = 2;  // the command line was wrong, or a decision was not confirmed
+inline constexpr int exit_failed = 1;  // a failed operation or check
+inline constexpr int exit_usage = 2;   // the command line was wrong, or a decision was not confirmed
+inline constexpr int exit_damaged = 3; // reading the store stopped on a damaged page (main.cpp)
 
 // Thrown for exit status 2 and 1; the message is printed after "agentrt: ".
 struct usage_error : std::runtime_error {
     using std::runtime_error::runtime_error;
 };
 struct failure : std::runtime_error {
-    using std::runtime_error::runtime_error;
+    explicit failure(std::string const& message, int status = exit_failed)
+        : std::runtime_error(message), status(status) {}
+    // Of an error: a damaged store has its own status.
+    failure(error const& e, std::string const& message)
+        : failure(message, e.code == errc::store_damaged ? exit_damaged : exit_failed) {}
+    int status;
 };
 
 // What the command line held, once parsed (parse.cpp): the command's arguments and options.
@@ -74,6 +82,9 @@ struct command {
     std::vector<option_spec> options;
     std::size_t min_args = 0, max_args = 0;
     int (*run)(context&, command_line const&) = nullptr;
+    // Called before the command runs: what undoes the half-done work of a run that a damaged store
+    // stopped (a partial backup). Null when there is nothing to undo.
+    std::function<void()> (*before_damage)(command_line const&) = nullptr;
 };
 
 // Each file's commands.

@@ -109,7 +109,7 @@ int decide(context& c, command_line const& l, bool approving) {
     auto s = c.open_store();
     auto details = read_run(s, run);
     if (!details)
-        throw failure(sanitize(details.error().message, 200));
+        throw failure(details.error(), sanitize(details.error().message, 400));
     auto shown = choose(pending_of(details->run, details->approvals), l, run, details->run.status);
     // Under --json the approval goes to stderr, so standard output stays one JSON object.
     std::ostream& view = c.json ? c.err : c.out;
@@ -129,7 +129,7 @@ int decide(context& c, command_line const& l, bool approving) {
     auto decided = approving ? approve(s, shown.run_id, shown.step_index, shown.hash, options)
                              : reject(s, shown.run_id, shown.step_index, shown.hash, options);
     if (!decided)
-        throw failure(sanitize(decided.error().message, 400) + "; nothing decided");
+        throw failure(decided.error(), sanitize(decided.error().message, 400) + "; nothing decided");
     if (c.json)
         c.out << json_line(to_json(*decided));
     else
@@ -150,7 +150,7 @@ int cancel_command(context& c, command_line const& l) {
     auto s = c.open_store();
     auto run = cancel(s, l.positional[0], l.value("--reason").value_or("cancelled by the operator"), options);
     if (!run)
-        throw failure(sanitize(run.error().message, 200));
+        throw failure(run.error(), sanitize(run.error().message, 400));
     if (c.json)
         c.out << json_line(to_json(*run));
     else

@@ -18,7 +18,7 @@ std::string or_dash(std::string text) {
 run_details load_run(store const& s, std::string const& id) {
     auto details = read_run(s, id);
     if (!details)
-        throw failure(sanitize(details.error().message, 200));
+        throw failure(details.error(), sanitize(details.error().message, 400));
     return std::move(*details);
 }
 
@@ -140,7 +140,7 @@ int events_command(context& c, command_line const& l) {
     auto s = c.open_store();
     auto events = read_events(s, l.positional[0]);
     if (!events)
-        throw failure(sanitize(events.error().message, 200));
+        throw failure(events.error(), sanitize(events.error().message, 400));
     if (c.json) {
         for (auto const& e : *events)
             c.out << json_line(to_json(e));
@@ -186,7 +186,7 @@ int export_command(context& c, command_line const& l) {
     auto s = c.open_store();
     auto events = read_events(s, l.positional[0]);
     if (!events)
-        throw failure(sanitize(events.error().message, 200));
+        throw failure(events.error(), sanitize(events.error().message, 400));
     for (auto const& e : *events)
         c.out << json_line(to_json(e));
     return exit_ok;

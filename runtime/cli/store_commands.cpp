@@ -10,11 +10,14 @@
 #include <boost/json/parse.hpp>
 
 #include <charconv>
+#include <filesystem>
 #include <fstream>
 #include <ostream>
 
 namespace agentrt::cli {
 namespace {
+
+namespace fs = std::filesystem;
 
 struct head_mark {
     std::uint64_t seq = 0;
@@ -121,8 +124,10 @@ int verify_command(context& c, command_line const& l) {
         if (head || l.has("--from") || l.has("--to"))
             throw usage_error("--from, --to and --head need a RUN");
         auto r = verify(s);
-        return report(c, r.first_break,
-                      std::to_string(r.runs) + " runs, " + std::to_string(r.events) + " events; every chain holds");
+        int status =
+            report(c, r.first_break,
+                   std::to_string(r.runs) + " runs, " + std::to_string(r.events) + " events; every chain holds");
+        return r.damaged ? exit_damaged : status;
     }
     std::string run = l.positional[0];
     // The run's head and its events from one snapshot: a writer between two reads would look like
@@ -179,7 +184,7 @@ int backup_command(context& c, command_line const& l) {
     auto s = c.open_store();
     std::string destination = l.positional[0];
     if (auto done = s.backup(destination); !done)
-        throw failure(sanitize(done.error().message, 400));
+        throw failure(done.error(), sanitize(done.error().message, 400));
     if (c.json)
         c.out << json_line({{"backup", destination}});
     else
@@ -187,18 +192,32 @@ int backup_command(context& c, command_line const& l) {
     return exit_ok;
 }
 
+// A backup stopped by a damaged page leaves a partial data file: remove it, and the directory when
+// the backup created it.
+std::function<void()> undo_partial_backup(command_line const& l) {
+    fs::path destination = l.positional[0];
+    std::error_code ec;
+    bool existed = fs::exists(destination, ec);
+    return [destination, existed] {
+        std::error_code ignored;
+        fs::remove(destination / "data.mdb", ignored);
+        if (!existed)
+            fs::remove(destination, ignored);
+    };
+}
+
 int copy_command(context& c, command_line const& l) {
     auto open = [](std::string const& where, store_access access) {
         auto s = agentrt::store::open(where, {.access = access});
         if (!s)
-            throw failure(sanitize(s.error().to_string(), 400));
+            throw failure(s.error(), sanitize(s.error().to_string(), 400));
         return std::move(*s);
     };
     auto from = open(l.positional[0], store_access::operator_only);
     auto to = open(l.positional[1], store_access::writer);
     auto copied = copy_store(from, to);
     if (!copied)
-        throw failure(sanitize(copied.error().message, 400) + "; nothing copied");
+        throw failure(copied.error(), sanitize(copied.error().message, 400) + "; nothing copied");
     if (c.json)
         c.out << json_line({{"runs", copied->runs}, {"events", copied->events}, {"to", sanitize(to.location(), 200)}});
     else
@@ -216,7 +235,7 @@ int prune_command(context& c, command_line const& l) {
     auto s = c.open_store();
     auto pruned = prune(s, before_ms, dry);
     if (!pruned)
-        throw failure(sanitize(pruned.error().message, 400) + "; nothing pruned");
+        throw failure(pruned.error(), sanitize(pruned.error().message, 400) + "; nothing pruned");
     if (c.json) {
         boost::json::array ids;
         for (auto const& id : pruned->runs)
@@ -269,7 +288,8 @@ std::vector<command> store_commands() {
          {},
          1,
          1,
-         backup_command},
+         backup_command,
+         undo_partial_backup},
         {"copy",
          "copy SOURCE DEST",
          "copy a store into a new one, of any engine (LMDB to PostgreSQL and back)",

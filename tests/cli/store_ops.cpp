@@ -313,7 +313,7 @@ TEST_CASE("prune needs a valid UTC date") {
 }
 
 TEST_CASE("a data file cut short is refused by every command as damaged, naming the file and what to do, never by a "
-          "signal") {
+          "signal, with the exit status of a damaged store") {
     for (std::uintmax_t keep : {std::uintmax_t{0}, std::uintmax_t{4096}, std::uintmax_t{3 * 4096}}) {
         CAPTURE(keep);
         world w;
@@ -334,7 +334,7 @@ TEST_CASE("a data file cut short is refused by every command as damaged, naming 
                                                  {"export", "run-1"}}) {
             auto o = on_store(w.store_path, command);
             SHOW(o);
-            CHECK(o.status == 1);
+            CHECK(o.status == 3);
             CHECK(o.err.find("store " + w.store_path.string() + " is damaged: " + file.string()) != std::string::npos);
             CHECK(o.err.find("restore the store from a backup") != std::string::npos);
         }

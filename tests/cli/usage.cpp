@@ -105,12 +105,12 @@ TEST_CASE("a store of a newer schema version is refused, saying the store is new
     {
         auto s = w.open();
         run_to_completion(w, s);
-        s.write([](agentrt::store_writer& wr) { wr.put_meta("schema_version", "3"); });
+        s.write([](agentrt::store_writer& wr) { wr.put_meta("schema_version", "4"); });
     }
     auto o = on_store(w.store_path, {"runs"});
     SHOW(o);
     CHECK(o.status == 1);
-    CHECK(o.err.find("has schema version 3, newer than this library's 2") != std::string::npos);
+    CHECK(o.err.find("has schema version 4, newer than this library's 3") != std::string::npos);
 }
 
 TEST_CASE("a store of an older schema version is refused and not migrated") {
@@ -122,7 +122,7 @@ TEST_CASE("a store of an older schema version is refused and not migrated") {
     auto o = on_store(w.store_path, {"runs"});
     SHOW(o);
     CHECK(o.status == 1);
-    CHECK(o.err.find("older than 2; an operator never migrates") != std::string::npos);
+    CHECK(o.err.find("older than 3; an operator never migrates") != std::string::npos);
     raw_lmdb raw(w.store_path);
     CHECK(raw.get("meta", "schema_version") == "0");
 }

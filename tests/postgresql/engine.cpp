@@ -74,12 +74,12 @@ TEST_CASE("a store of a newer schema version is refused by name") {
     auto where = fresh_postgres_store();
     {
         auto s = open_pg(where);
-        s.write([](agentrt::store_writer& w) { w.put_meta("schema_version", "3"); });
+        s.write([](agentrt::store_writer& w) { w.put_meta("schema_version", "4"); });
     }
     auto s = agentrt::store::open(where);
     REQUIRE_FALSE(s);
     CHECK(s.error().message ==
-          "store " + where + " has schema version 3, newer than this library's 2: open it with a newer agentrt");
+          "store " + where + " has schema version 4, newer than this library's 3: open it with a newer agentrt");
 }
 
 TEST_CASE("a location's password never appears in what the store says of itself") {

@@ -5,6 +5,7 @@
 #include <agentrt/catalog/catalog.hpp>
 #include <agentrt/runtime.hpp>
 
+#include "engines/lmdb/seal.hpp"
 #include "support/doctest_result.hpp"
 #include "support/test_tools.hpp"
 
@@ -153,14 +154,30 @@ struct raw_lmdb {
         REQUIRE(mdb_dbi_open(txn, name, 0, &dbi) == 0);
         return dbi;
     }
+    // The text of a record (its checksum stripped, seal.hpp), or the bare value.
     std::string get(char const* name, std::string const& key) {
+        auto stored = get_stored(name, key);
+        if (is_bare(name, key))
+            return stored;
+        auto text = agentrt::lmdb_detail::unseal(key, stored);
+        REQUIRE(text);
+        return std::string(*text);
+    }
+    std::string get_stored(char const* name, std::string const& key) {
         MDB_val k{key.size(), const_cast<char*>(key.data())}, v{};
         REQUIRE(mdb_get(txn, db(name), &k, &v) == 0);
         return {static_cast<char const*>(v.mv_data), v.mv_size};
     }
+    // Writes a record as the engine does, sealed with its checksum: a forger who knows the format.
     void put(char const* name, std::string const& key, std::string const& value) {
+        put_stored(name, key, is_bare(name, key) ? value : agentrt::lmdb_detail::seal(key, value));
+    }
+    void put_stored(char const* name, std::string const& key, std::string const& value) {
         MDB_val k{key.size(), const_cast<char*>(key.data())}, v{value.size(), const_cast<char*>(value.data())};
         REQUIRE(mdb_put(txn, db(name), &k, &v, 0) == 0);
+    }
+    static bool is_bare(char const* name, std::string const& key) {
+        return std::string_view(name) == "meta" && key == agentrt::lmdb_detail::bare_meta_key;
     }
     void del(char const* name, std::string const& key) {
         MDB_val k{key.size(), const_cast<char*>(key.data())};

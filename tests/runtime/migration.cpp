@@ -35,7 +35,7 @@ TEST_CASE("a store of schema version 1 is not migrated by an operator, and stays
     auto op = agentrt::store::open(w.store_path, {.access = agentrt::store_access::operator_only});
     REQUIRE_FALSE(op);
     CHECK(op.error().message == "store " + w.store_path.string() +
-                                    " has schema version 1, older than 2; an operator never migrates: open it once "
+                                    " has schema version 1, older than 3; an operator never migrates: open it once "
                                     "with a writer");
     raw_lmdb raw(w.store_path);
     CHECK(raw.get("meta", "schema_version") == "1");
@@ -45,7 +45,7 @@ TEST_CASE("a store written by version one's code is migrated by its first writer
     world w;
     copy_v1_store(w.store_path);
     auto s = w.open();
-    CHECK(s.read([](agentrt::store_reader const& r) { return r.meta("schema_version"); }) == "2");
+    CHECK(s.read([](agentrt::store_reader const& r) { return r.meta("schema_version"); }) == "3");
 
     auto runs = runs_by_id(s);
     REQUIRE(runs.size() == 4);

@@ -130,7 +130,7 @@ TEST_CASE("a store whose schema version is not a number is refused as damaged") 
     }
     auto s = agentrt::store::open(w.store_path);
     REQUIRE_FALSE(s);
-    CHECK(s.error().code == agentrt::errc::store_failed);
+    CHECK(s.error().code == agentrt::errc::store_damaged);
     CHECK(s.error().message == "store " + w.store_path.string() +
                                    " is damaged: its schema version is 'two', not a number: restore it from a backup");
 }
@@ -148,13 +148,13 @@ TEST_CASE("a store of a newer schema is refused by name") {
     { auto s = w.open(); }
     {
         raw_lmdb raw(w.store_path);
-        raw.put("meta", "schema_version", "3");
+        raw.put("meta", "schema_version", "4");
         raw.commit();
     }
     auto s = agentrt::store::open(w.store_path);
     REQUIRE_FALSE(s);
     CHECK(s.error().message == "store " + w.store_path.string() +
-                                   " has schema version 3, newer than this library's 2: open it with a newer agentrt");
+                                   " has schema version 4, newer than this library's 3: open it with a newer agentrt");
 }
 
 TEST_CASE("a writer migrates an older store and an operator refuses to") {
@@ -170,7 +170,7 @@ TEST_CASE("a writer migrates an older store and an operator refuses to") {
     CHECK(op.error().message.find("an operator never migrates") != std::string::npos);
     { auto s = w.open(); }
     raw_lmdb raw(w.store_path);
-    CHECK(raw.get("meta", "schema_version") == "2");
+    CHECK(raw.get("meta", "schema_version") == "3");
 }
 
 TEST_CASE("a store cannot be opened twice in one process") {

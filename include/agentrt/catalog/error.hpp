@@ -29,6 +29,7 @@ enum class errc {
     too_large,         // an input beyond a documented bound
     store_failed,      // the store cannot be opened or used as asked (permissions, version, I/O)
     storage_full,      // the store's storage is full (no space left, LMDB's map at its maximum): nothing written
+    store_damaged,     // the store's files are damaged (cut short, a record failing its checksum): restore a backup
 };
 
 char const* to_string(errc code) noexcept;

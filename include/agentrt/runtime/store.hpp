@@ -31,8 +31,9 @@ namespace agentrt {
 // only, and may still change it (approve, reject, cancel).
 enum class store_access : std::uint8_t { writer, operator_only };
 
-// 2: leases carry their epoch (a store of version 1 is migrated by its first writer).
-inline constexpr int store_schema_version = 2;
+// 2: leases carry their epoch. 3: the LMDB engine seals every record with a checksum. A store of an
+// older version is migrated by its first writer.
+inline constexpr int store_schema_version = 3;
 
 // What only the LMDB engine reads.
 struct lmdb_options {

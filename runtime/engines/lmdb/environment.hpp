@@ -21,6 +21,7 @@ namespace fs = std::filesystem;
 // How many times this process was forked, as its child counts them.
 std::uint64_t fork_count();
 error store_error(std::string message);
+error damaged_store(std::string message);
 
 class lmdb_engine final : public engine {
 public:
@@ -65,5 +66,8 @@ public:
 // Adopts the map size another process grew to. The exclusive lock: no transaction of this process
 // may be open while the map moves.
 void adopt_grown_map(lmdb_engine const& s);
+
+// The error of a page LMDB found damaged, naming the store and what to do.
+error damaged_page_error(lmdb_engine const& s, lmdb::damaged_page const& e);
 
 } // namespace agentrt::lmdb_detail

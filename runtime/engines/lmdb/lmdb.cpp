@@ -7,6 +7,8 @@
 namespace agentrt::lmdb {
 
 void fail(int rc, std::string_view what) {
+    if (rc == MDB_CORRUPTED || rc == MDB_PAGE_NOTFOUND)
+        throw damaged_page(err(errc::store_damaged, "LMDB " + std::string(what) + " failed: " + mdb_strerror(rc)));
     auto code = rc == ENOSPC || rc == MDB_MAP_FULL ? errc::storage_full : errc::store_failed;
     throw exception(err(code, "LMDB " + std::string(what) + " failed: " + mdb_strerror(rc)));
 }

@@ -2,6 +2,8 @@
 // (Debian's liblmdb++ double-frees when commit throws, so we keep our own.)
 #pragma once
 
+#include <agentrt/catalog/error.hpp>
+
 #include <lmdb.h>
 #include <unistd.h>
 
@@ -24,6 +26,12 @@ struct map_full : std::runtime_error {
 // is open (LMDB requires it), then begins again.
 struct map_resized : std::runtime_error {
     map_resized() : std::runtime_error("LMDB map grown by another process") {}
+};
+
+// A page LMDB found damaged (MDB_CORRUPTED, MDB_PAGE_NOTFOUND), with errc::store_damaged: the
+// engine names the store and what to do.
+struct damaged_page : exception {
+    using exception::exception;
 };
 
 [[noreturn]] void fail(int rc, std::string_view what);

@@ -8,6 +8,7 @@
 #include "migrations.hpp"
 #include "record_cache.hpp"
 #include "record_text.hpp"
+#include "seal.hpp"
 
 #include <boost/json/monotonic_resource.hpp>
 #include <boost/json/parse.hpp>
@@ -42,6 +43,10 @@ std::uint64_t fork_count() {
 
 error store_error(std::string message) {
     return err(errc::store_failed, std::move(message));
+}
+
+error damaged_store(std::string message) {
+    return err(errc::store_damaged, std::move(message));
 }
 
 namespace {
@@ -118,14 +123,22 @@ namespace {
 constexpr char const* restore_advice =
     ": restore the store from a backup (a copy `agentrt backup` made), then resume its runs";
 
+} // namespace
+
+error damaged_page_error(lmdb_engine const& s, lmdb::damaged_page const& e) {
+    return damaged_store("store " + s.path.string() + " is damaged: " + e.error().message + restore_advice);
+}
+
+namespace {
+
 void open_databases(lmdb_engine& s, bool create) {
     lmdb::txn t(s.env.get(), false);
     unsigned flags = create ? MDB_CREATE : 0;
     auto open = [&](char const* name, MDB_dbi& dbi) {
         int rc = mdb_dbi_open(t.get(), name, flags, &dbi);
         if (rc == MDB_NOTFOUND)
-            throw exception(store_error("store " + s.path.string() + " has no '" + name +
-                                        "' database: it was not created by agentrt, or is damaged" + restore_advice));
+            throw exception(damaged_store("store " + s.path.string() + " has no '" + name +
+                                          "' database: it was not created by agentrt, or is damaged" + restore_advice));
         lmdb::check(rc, "mdb_dbi_open");
     };
     open(keys::runs, s.runs);
@@ -158,6 +171,22 @@ void migrate_runs_to_v2(lmdb_engine& s, MDB_txn* t) {
         lmdb::put(t, s.runs, id, text);
 }
 
+// Version 3 seals every value with its checksum (seal.hpp).
+void seal_every_record(lmdb_engine& s, MDB_txn* t) {
+    for (MDB_dbi dbi : {s.runs, s.run_order, s.steps, s.approvals, s.events, s.tool_specs, s.model_calls, s.meta}) {
+        std::vector<std::pair<std::string, std::string>> sealed;
+        {
+            lmdb::cursor c(t, dbi);
+            MDB_val k{}, v{};
+            for (bool at = c.first(k, v); at; at = c.next(k, v))
+                if (!(dbi == s.meta && lmdb::view(k) == bare_meta_key))
+                    sealed.emplace_back(lmdb::view(k), seal(lmdb::view(k), lmdb::view(v)));
+        }
+        for (auto const& [key, value] : sealed)
+            lmdb::put(t, dbi, key, value);
+    }
+}
+
 result<void> check_version(lmdb_engine& s) {
     std::string text;
     int version = 0;
@@ -166,8 +195,8 @@ result<void> check_version(lmdb_engine& s) {
         if (lmdb::get(t.get(), s.meta, "schema_version", text)) {
             auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), version);
             if (ec != std::errc{} || end != text.data() + text.size())
-                return store_error("store " + s.path.string() + " is damaged: its schema version is '" +
-                                   text.substr(0, 40) + "', not a number: restore it from a backup");
+                return damaged_store("store " + s.path.string() + " is damaged: its schema version is '" +
+                                     text.substr(0, 40) + "', not a number: restore it from a backup");
         }
     }
     if (version > store_schema_version)
@@ -184,6 +213,8 @@ result<void> check_version(lmdb_engine& s) {
     lmdb::txn t(s.env.get(), false);
     if (version == 1)
         migrate_runs_to_v2(s, t.get());
+    if (version >= 1 && version < 3)
+        seal_every_record(s, t.get());
     lmdb::put(t.get(), s.meta, "schema_version", std::to_string(store_schema_version));
     t.commit();
     return {};
@@ -251,6 +282,9 @@ result<void> lmdb_engine::backup(std::filesystem::path const& destination) const
     ::close(fd);
     if (rc != MDB_SUCCESS) {
         fs::remove(file, ec);
+        if (rc == MDB_CORRUPTED || rc == MDB_PAGE_NOTFOUND)
+            return damaged_store("store " + path.string() + " is damaged: its backup to " + destination.string() +
+                                 " failed (" + mdb_strerror(rc) + "); nothing was written" + restore_advice);
         return store_error("backup of " + path.string() + " to " + destination.string() +
                            " failed: " + mdb_strerror(rc));
     }
@@ -318,14 +352,14 @@ result<std::shared_ptr<engine>> open_lmdb(std::filesystem::path const& path, sto
         // store cut short, and must not be silently made a new, empty one.
         auto const page = static_cast<std::uintmax_t>(::sysconf(_SC_PAGESIZE));
         if (auto size = fs::file_size(path / "data.mdb", ec); !ec && size < 2 * page)
-            return store_error("store " + path.string() + " is damaged: " + (path / "data.mdb").string() + " is " +
-                               std::to_string(size) +
-                               " bytes, shorter than its two meta pages (the file was cut short)" + restore_advice);
+            return damaged_store("store " + path.string() + " is damaged: " + (path / "data.mdb").string() + " is " +
+                                 std::to_string(size) +
+                                 " bytes, shorter than its two meta pages (the file was cut short)" + restore_advice);
         unsigned flags = MDB_NOTLS | durability_flags(options.durability);
         int rc = mdb_env_open(env, path.c_str(), flags, 0600);
         if (rc == MDB_INVALID || rc == MDB_CORRUPTED || rc == MDB_VERSION_MISMATCH)
-            return store_error("store " + path.string() + " is damaged: " + (path / "data.mdb").string() +
-                               " is not a store LMDB can read (" + mdb_strerror(rc) + ")" + restore_advice);
+            return damaged_store("store " + path.string() + " is damaged: " + (path / "data.mdb").string() +
+                                 " is not a store LMDB can read (" + mdb_strerror(rc) + ")" + restore_advice);
         if (rc != MDB_SUCCESS)
             return store_error("cannot open store " + path.string() + ": " + mdb_strerror(rc));
         int dead = 0;
@@ -338,9 +372,9 @@ result<std::shared_ptr<engine>> open_lmdb(std::filesystem::path const& path, sto
         mdb_env_stat(env, &stat);
         auto needed = (static_cast<std::uintmax_t>(info.me_last_pgno) + 1) * stat.ms_psize;
         if (auto size = fs::file_size(path / "data.mdb", ec); !ec && size < needed)
-            return store_error("store " + path.string() + " is damaged: " + (path / "data.mdb").string() + " is " +
-                               std::to_string(size) + " bytes, but its metadata counts " + std::to_string(needed) +
-                               " (the file was cut short)" + restore_advice);
+            return damaged_store("store " + path.string() + " is damaged: " + (path / "data.mdb").string() + " is " +
+                                 std::to_string(size) + " bytes, but its metadata counts " + std::to_string(needed) +
+                                 " (the file was cut short)" + restore_advice);
         s->map_bytes = info.me_mapsize;
         for (;;) {
             try {
@@ -354,6 +388,8 @@ result<std::shared_ptr<engine>> open_lmdb(std::filesystem::path const& path, sto
         }
         if (auto ok = take_owner_lock(*s); !ok)
             return ok.error();
+    } catch (lmdb::damaged_page const& e) {
+        return damaged_page_error(*s, e);
     } catch (exception const& e) {
         return e.error();
     }

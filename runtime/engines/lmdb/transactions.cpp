@@ -4,6 +4,7 @@
 #include "errors.hpp"
 #include "keys.hpp"
 #include "record_text.hpp"
+#include "seal.hpp"
 
 #include <boost/json/monotonic_resource.hpp>
 #include <boost/json/parse.hpp>
@@ -30,7 +31,7 @@ public:
     reader_impl(lmdb_engine const& s, MDB_txn* t) : s_(s), t_(t) {}
 
     std::optional<run_record> run(std::string_view id) const override {
-        return cached(s_.runs, id, s_.run_cache, run_from_json);
+        return cached(s_.runs, keys::runs, id, s_.run_cache, run_from_json);
     }
 
     std::vector<run_record> runs_before(std::uint64_t before_order, std::size_t limit) const override {
@@ -45,65 +46,75 @@ public:
         else
             at = c.last(k, v); // every run is older
         for (; at && out.size() < limit; at = c.prev(k, v))
-            if (auto r = run(lmdb::view(v)))
+            if (auto r = run(text_of(keys::run_order, lmdb::view(k), lmdb::view(v))))
                 out.push_back(std::move(*r));
         return out;
     }
 
     std::optional<step_record> step(std::string_view run_id, std::uint64_t index) const override {
-        return cached(s_.steps, keys::step(run_id, index), s_.step_cache, step_from_json);
+        return cached(s_.steps, keys::steps, keys::step(run_id, index), s_.step_cache, step_from_json);
     }
 
     std::vector<step_record> steps(std::string_view run_id) const override {
-        return scan(s_.steps, run_id, step_from_json);
+        return scan(s_.steps, keys::steps, run_id, step_from_json);
     }
     std::vector<approval_record> approvals(std::string_view run_id) const override {
-        return scan(s_.approvals, run_id, approval_from_json);
+        return scan(s_.approvals, keys::approvals, run_id, approval_from_json);
     }
     std::vector<event_record> events(std::string_view run_id) const override {
-        return scan(s_.events, run_id, event_from_json);
+        return scan(s_.events, keys::events, run_id, event_from_json);
     }
 
     std::vector<model_call_record> model_calls(std::string_view run_id) const override {
-        return scan(s_.model_calls, run_id, model_call_from_json);
+        return scan(s_.model_calls, keys::model_calls, run_id, model_call_from_json);
     }
 
     std::optional<std::string> meta(std::string_view key) const override {
-        std::string v;
-        if (!lmdb::get(t_, s_.meta, key, v))
+        auto v = lmdb::find(t_, s_.meta, key);
+        if (!v)
             return std::nullopt;
-        return v;
+        return std::string(key == bare_meta_key ? *v : text_of(keys::meta, key, *v));
     }
     std::optional<std::string> tool_spec(std::string_view hash) const override {
-        std::string v;
-        if (!lmdb::get(t_, s_.tool_specs, hash, v))
+        auto v = lmdb::find(t_, s_.tool_specs, hash);
+        if (!v)
             return std::nullopt;
-        return v;
+        return std::string(text_of(keys::tool_specs, hash, *v));
     }
 
 protected:
-    // A record by its key, parsed once for the exact bytes stored (record_cache.hpp).
+    // The text of a stored value whose checksum holds (seal.hpp).
+    std::string_view text_of(char const* table, std::string_view key, std::string_view stored) const {
+        auto text = unseal(key, stored);
+        if (!text)
+            refuse_damaged_record(s_.path.string(), table, key);
+        return *text;
+    }
+
+    // A record by its key, parsed once for the exact bytes stored (record_cache.hpp): bytes the cache
+    // holds were checked when first read, or written here.
     template <class R>
-    std::optional<R> cached(MDB_dbi dbi, std::string_view key, record_cache<R>& cache,
+    std::optional<R> cached(MDB_dbi dbi, char const* table, std::string_view key, record_cache<R>& cache,
                             R (*from)(boost::json::value const&)) const {
         auto v = lmdb::find(t_, dbi, key);
         if (!v)
             return std::nullopt;
         if (auto hit = cache.find(key, *v))
             return hit;
-        auto r = parse_record(*v, from);
+        auto r = parse_record(text_of(table, key, *v), from);
         cache.remember(key, *v, r);
         return r;
     }
 
     template <class R>
-    std::vector<R> scan(MDB_dbi dbi, std::string_view run_id, R (*from)(boost::json::value const&)) const {
+    std::vector<R> scan(MDB_dbi dbi, char const* table, std::string_view run_id,
+                        R (*from)(boost::json::value const&)) const {
         std::vector<R> out;
         std::string prefix = keys::run_prefix(run_id);
         lmdb::cursor c(t_, dbi);
         MDB_val k{}, v{};
         for (bool at = c.seek(prefix, k, v); at && lmdb::view(k).starts_with(prefix); at = c.next(k, v))
-            out.push_back(parse_record(lmdb::view(v), from));
+            out.push_back(parse_record(text_of(table, lmdb::view(k), lmdb::view(v)), from));
         return out;
     }
 
@@ -121,33 +132,40 @@ public:
             auto next = meta("run_order_next");
             run.order = next ? std::stoull(*next) : 1;
             put_meta("run_order_next", std::to_string(run.order + 1));
-            lmdb::put(t_, s_.run_order, lmdb::big_endian(run.order), run.id);
+            auto order = lmdb::big_endian(run.order);
+            lmdb::put(t_, s_.run_order, order, seal(order, run.id));
         }
-        auto text = record_text::of(run);
-        lmdb::put(t_, s_.runs, run.id, text);
-        s_.run_cache.remember_written(run.id, text, run);
+        auto sealed = seal(run.id, record_text::of(run));
+        lmdb::put(t_, s_.runs, run.id, sealed);
+        s_.run_cache.remember_written(run.id, sealed, run);
     }
     void put(step_record const& step) override {
         auto key = keys::step(step.run_id, step.index);
-        auto text = record_text::of(step);
-        lmdb::put(t_, s_.steps, key, text);
-        s_.step_cache.remember_written(key, text, step);
+        auto sealed = seal(key, record_text::of(step));
+        lmdb::put(t_, s_.steps, key, sealed);
+        s_.step_cache.remember_written(key, sealed, step);
     }
     void put(approval_record const& a) override {
-        lmdb::put(t_, s_.approvals, keys::approval(a.run_id, a.step_index, a.seq), record_text::of(a));
+        put_sealed(s_.approvals, keys::approval(a.run_id, a.step_index, a.seq), record_text::of(a));
     }
     void put(model_call_record const& m) override {
-        lmdb::put(t_, s_.model_calls, keys::event(m.run_id, m.seq), record_text::of(m));
+        put_sealed(s_.model_calls, keys::event(m.run_id, m.seq), record_text::of(m));
     }
     void put(event_record const& e) override {
-        lmdb::put(t_, s_.events, keys::event(e.run_id, e.seq), record_text::of(e));
+        put_sealed(s_.events, keys::event(e.run_id, e.seq), record_text::of(e));
     }
-    void put_meta(std::string_view key, std::string_view value) override { lmdb::put(t_, s_.meta, key, value); }
+    void put_meta(std::string_view key, std::string_view value) override {
+        if (key == bare_meta_key)
+            lmdb::put(t_, s_.meta, key, value);
+        else
+            put_sealed(s_.meta, key, value);
+    }
     void put_tool_spec(std::string_view hash, std::string_view spec) override {
         // Content-addressed and written by every allowed step: rewriting the same bytes would still
         // copy a page of the tree in each commit.
-        if (lmdb::find(t_, s_.tool_specs, hash) != spec)
-            lmdb::put(t_, s_.tool_specs, hash, spec);
+        auto sealed = seal(hash, spec);
+        if (lmdb::find(t_, s_.tool_specs, hash) != sealed)
+            lmdb::put(t_, s_.tool_specs, hash, sealed);
     }
 
     bool erase_run(std::string_view run_id) override {
@@ -162,6 +180,10 @@ public:
     }
 
 private:
+    void put_sealed(MDB_dbi dbi, std::string_view key, std::string_view text) {
+        lmdb::put(t_, dbi, key, seal(key, text));
+    }
+
     void erase_prefix(MDB_dbi dbi, std::string const& prefix) {
         std::vector<std::string> doomed;
         {
@@ -190,7 +212,11 @@ void lmdb_engine::read(std::function<void(store_reader const&)> const& work) con
             continue; // nothing of the work has run
         }
         reader_impl r(*this, t->get());
-        work(r);
+        try {
+            work(r);
+        } catch (lmdb::damaged_page const& e) {
+            throw exception(damaged_page_error(*this, e));
+        }
         return;
     }
 }
@@ -213,6 +239,8 @@ void lmdb_engine::write(std::function<void(engine_writer&)> const& work, bool fl
                 }
             }
             return;
+        } catch (lmdb::damaged_page const& e) {
+            throw exception(damaged_page_error(*this, e));
         } catch (lmdb::map_resized const&) {
             adopt_grown_map(*this);
         } catch (lmdb::map_full const&) {

@@ -1,0 +1,69 @@
+#include "seal.hpp"
+
+#include "errors.hpp"
+
+#include <agentrt/catalog/error.hpp>
+
+#include <boost/crc.hpp>
+
+#include <cstdint>
+
+namespace agentrt::lmdb_detail {
+namespace {
+
+constexpr std::size_t checksum_bytes = 4;
+
+std::uint32_t checksum(std::string_view key, std::string_view text) {
+    boost::crc_32_type crc;
+    crc.process_bytes(key.data(), key.size());
+    crc.process_bytes(text.data(), text.size());
+    return crc.checksum();
+}
+
+// A key that prints: record keys hold big-endian numbers.
+std::string printable(std::string_view key) {
+    std::string out;
+    for (unsigned char c : key) {
+        if (c >= 0x20 && c < 0x7f) {
+            out += static_cast<char>(c);
+        } else {
+            char hex[5];
+            std::snprintf(hex, sizeof hex, "\\x%02x", c);
+            out += hex;
+        }
+    }
+    return out;
+}
+
+} // namespace
+
+std::string seal(std::string_view key, std::string_view text) {
+    std::uint32_t sum = checksum(key, text);
+    std::string out;
+    out.reserve(text.size() + checksum_bytes);
+    out.append(text);
+    for (int shift = 24; shift >= 0; shift -= 8)
+        out += static_cast<char>((sum >> shift) & 0xff);
+    return out;
+}
+
+std::optional<std::string_view> unseal(std::string_view key, std::string_view stored) {
+    if (stored.size() < checksum_bytes)
+        return std::nullopt;
+    auto text = stored.substr(0, stored.size() - checksum_bytes);
+    std::uint32_t sum = 0;
+    for (unsigned char c : stored.substr(text.size()))
+        sum = (sum << 8) | c;
+    if (sum != checksum(key, text))
+        return std::nullopt;
+    return text;
+}
+
+void refuse_damaged_record(std::string const& store, std::string_view table, std::string_view key) {
+    throw exception(err(errc::store_damaged,
+                        "store " + store + " is damaged: the record '" + printable(key) + "' of " + std::string(table) +
+                            " does not match its checksum: restore the store from a backup (a copy `agentrt "
+                            "backup` made), then resume its runs"));
+}
+
+} // namespace agentrt::lmdb_detail
