@@ -192,3 +192,44 @@ TEST_CASE("verify finds a run record whose head or event count was altered, or a
     CHECK(tampered("event_count") == "run run-2: its record counts 11 events, but 10 are stored");
     CHECK(tampered("prev_run") == "run run-3 links to no run before it, though it is not the oldest run");
 }
+
+TEST_CASE("a record whose bytes changed behind the runtime fails its checksum: reading it is store_damaged naming "
+          "the record, and verify reports the damage") {
+    world w;
+    three_runs(w);
+    auto key = agentrt::keys::step("run-2", 0);
+    {
+        raw_lmdb raw(w.store_path);
+        auto stored = raw.get_stored("steps", key);
+        auto at = stored.find("lookup_order");
+        REQUIRE(at != std::string::npos);
+        stored[at] = 'L'; // the checksum stays that of the old text
+        raw.put_stored("steps", key, stored);
+        raw.commit();
+    }
+    auto s = w.open();
+    auto read = agentrt::read_run(s, "run-2");
+    REQUIRE_FALSE(read);
+    CHECK(read.error().code == agentrt::errc::store_damaged);
+    CHECK(read.error().message.find("store " + w.store_path.string() + " is damaged: the record 'run-2") !=
+          std::string::npos);
+    CHECK(read.error().message.find("of steps does not match its checksum") != std::string::npos);
+    CHECK(agentrt::read_run(s, "run-1")); // the other runs read as before
+    auto report = agentrt::verify(s);
+    CHECK(report.damaged);
+    CHECK(report.first_break == read.error().message);
+}
+
+TEST_CASE("verify finds a step record that is missing, though every event chain holds") {
+    world w;
+    three_runs(w);
+    {
+        raw_lmdb raw(w.store_path);
+        raw.del("steps", agentrt::keys::step("run-3", 1));
+        raw.commit();
+    }
+    auto s = w.open();
+    auto report = agentrt::verify(s);
+    CHECK_FALSE(report.damaged);
+    CHECK(report.first_break == "run run-3: step 1 (its record counts 2 steps) is missing");
+}

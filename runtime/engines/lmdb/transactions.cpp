@@ -13,6 +13,7 @@
 #include <mutex>
 #include <optional>
 #include <shared_mutex>
+#include <sys/statvfs.h>
 
 namespace agentrt::lmdb_detail {
 namespace {
@@ -197,6 +198,20 @@ private:
     }
 };
 
+// LMDB reports a write cut short by a full disk as EIO, not ENOSPC: a failed commit on a filesystem
+// left with almost no space is the disk full.
+error commit_error(lmdb_engine const& s, error e) {
+    struct statvfs fs {};
+    if (e.code != errc::store_failed || ::statvfs(s.path.c_str(), &fs) != 0)
+        return e;
+    auto free_bytes = static_cast<std::uintmax_t>(fs.f_bavail) * fs.f_frsize;
+    if (free_bytes >= 16 * static_cast<std::uintmax_t>(::sysconf(_SC_PAGESIZE)))
+        return e;
+    return err(errc::storage_full, "store " + s.path.string() + " is full: its filesystem has " +
+                                       std::to_string(free_bytes) + " bytes free (" + e.message +
+                                       "); the transaction was not written");
+}
+
 } // namespace
 
 void lmdb_engine::read(std::function<void(store_reader const&)> const& work) const {
@@ -229,7 +244,13 @@ void lmdb_engine::write(std::function<void(engine_writer&)> const& work, bool fl
             lmdb::txn t(env.get(), false);
             writer_impl w(*this, t.get());
             work(w);
-            t.commit();
+            try {
+                t.commit();
+            } catch (lmdb::damaged_page const&) {
+                throw;
+            } catch (exception const& e) {
+                throw exception(commit_error(*this, e.error()));
+            }
             ++commits;
             if (options.durability == durability::power_loss) {
                 ++syncs; // MDB_NOMETASYNC: the commit synced its data pages
