@@ -9,14 +9,26 @@
 #include <agentrt/runtime/store.hpp>
 
 #include <atomic>
+#include <condition_variable>
 #include <cstdint>
+#include <exception>
 #include <filesystem>
+#include <mutex>
 #include <shared_mutex>
 #include <string>
+#include <vector>
 
 namespace agentrt::lmdb_detail {
 
 namespace fs = std::filesystem;
+
+// A transaction waiting to be committed with the others that are ready (lmdb_engine::write).
+struct pending_write {
+    std::function<void(engine_writer&)> const* work;
+    bool flush;
+    std::exception_ptr failure{};
+    bool done = false;
+};
 
 // How many times this process was forked, as its child counts them.
 std::uint64_t fork_count();
@@ -31,6 +43,10 @@ public:
     agentrt::durability durability() const noexcept override { return options.durability; }
     void read(std::function<void(store_reader const&)> const& work) const override;
     void write(std::function<void(engine_writer&)> const& work, bool flush) override;
+    void commit_alone(std::function<void(engine_writer&)> const& work);
+    void commit_group(std::vector<pending_write*> const& group);
+    void flush_group(std::vector<pending_write*> const& group);
+    void grow_map(); // doubles the map up to its maximum; storage_full at the maximum
     std::string const& host() const noexcept override;
     std::int64_t process_id() const noexcept override { return ::getpid(); }
     bool holder_alive(lease_record const& lease) const override;
@@ -58,6 +74,12 @@ public:
     mutable std::size_t map_bytes = 0;          // under `grow`
     mutable record_cache<run_record> run_cache; // thread-safe; see record_cache.hpp
     mutable record_cache<step_record> step_cache;
+    // Group commit: the transactions of this process's threads that are ready while one commits are
+    // committed together by the next, in one LMDB transaction and one sync.
+    std::mutex commit_mutex;
+    std::condition_variable committed;
+    std::vector<pending_write*> ready; // under commit_mutex
+    bool committing = false;           // under commit_mutex
     int owner_fd = -1;
     std::string registered;
     std::uint64_t opened_after_forks = fork_count();

@@ -30,6 +30,9 @@ MDB_txn* begin(MDB_env* env, bool read_only) {
 } // namespace
 
 txn::txn(MDB_env* env, bool read_only) : txn_(begin(env, read_only)) {}
+txn::txn(MDB_env* env, MDB_txn* parent) {
+    check(mdb_txn_begin(env, parent, 0, &txn_), "mdb_txn_begin");
+}
 txn::~txn() {
     abort();
 }

@@ -67,6 +67,8 @@ private:
 class txn {
 public:
     txn(MDB_env* env, bool read_only);
+    // A write transaction nested in `parent`: its commit merges into the parent, its abort undoes only it.
+    txn(MDB_env* env, MDB_txn* parent);
     ~txn();
     txn(txn const&) = delete;
     txn& operator=(txn const&) = delete;

@@ -10,6 +10,7 @@
 #include <boost/json/parse.hpp>
 #include <boost/json/serialize.hpp>
 
+#include <algorithm>
 #include <mutex>
 #include <optional>
 #include <shared_mutex>
@@ -236,8 +237,122 @@ void lmdb_engine::read(std::function<void(store_reader const&)> const& work) con
     }
 }
 
+// Group commit. A writer queues its transaction; the first to find no commit under way commits every
+// queued one: each in its own nested transaction (so a work that throws leaves the others' changes
+// intact), then one commit and, when any of them starts a tool, one sync before any returns; the next
+// group may commit during that sync. Writers of other processes are serialised by LMDB's writer
+// lock, as before.
 void lmdb_engine::write(std::function<void(engine_writer&)> const& work, bool flush) {
     refuse_in_forked_child();
+    pending_write mine{&work, flush};
+    std::unique_lock lock(commit_mutex);
+    ready.push_back(&mine);
+    while (!mine.done) {
+        if (committing || ready.empty()) { // ready is empty while this one's group syncs
+            committed.wait(lock);
+            continue;
+        }
+        committing = true;
+        auto group = std::exchange(ready, {});
+        lock.unlock();
+        commit_group(group);
+        lock.lock();
+        committing = false; // the next group may commit while this one's sync runs
+        committed.notify_all();
+        lock.unlock();
+        flush_group(group);
+        lock.lock();
+        for (auto* p : group)
+            p->done = true;
+        committed.notify_all();
+    }
+    lock.unlock();
+    if (mine.failure)
+        std::rethrow_exception(mine.failure);
+}
+
+// The commit before a side effect: its meta page synced too (MDB_NOMETASYNC leaves it to this),
+// once for every transaction of the group that asked for it, before any of them returns.
+void lmdb_engine::flush_group(std::vector<pending_write*> const& group) {
+    if (options.durability != durability::power_loss ||
+        std::none_of(group.begin(), group.end(), [](pending_write const* p) { return p->flush && !p->failure; }))
+        return;
+    try {
+        lmdb::check(mdb_env_sync(env.get(), 1), "mdb_env_sync");
+        ++syncs;
+    } catch (...) {
+        for (auto* p : group)
+            if (p->flush && !p->failure)
+                p->failure = std::current_exception();
+    }
+}
+
+void lmdb_engine::commit_group(std::vector<pending_write*> const& group) {
+    if (group.size() == 1) {
+        try {
+            commit_alone(*group.front()->work);
+        } catch (...) {
+            group.front()->failure = std::current_exception();
+        }
+        return;
+    }
+    auto fail_all = [&](std::exception_ptr failure) {
+        for (auto* p : group)
+            if (!p->failure)
+                p->failure = failure;
+    };
+    for (;;) {
+        try {
+            std::shared_lock lock(grow);
+            lmdb::txn t(env.get(), false);
+            for (auto* p : group) {
+                p->failure = nullptr;
+                lmdb::txn nested(env.get(), t.get());
+                try {
+                    writer_impl w(*this, nested.get());
+                    (*p->work)(w);
+                    nested.commit();
+                } catch (lmdb::map_full const&) {
+                    throw;
+                } catch (lmdb::map_resized const&) {
+                    throw;
+                } catch (lmdb::damaged_page const&) {
+                    throw;
+                } catch (...) {
+                    p->failure = std::current_exception(); // its nested transaction is aborted
+                }
+            }
+            try {
+                t.commit();
+            } catch (lmdb::damaged_page const&) {
+                throw;
+            } catch (exception const& e) {
+                throw exception(commit_error(*this, e.error()));
+            }
+            ++commits;
+            if (options.durability == durability::power_loss)
+                ++syncs;
+            return;
+        } catch (lmdb::damaged_page const& e) {
+            fail_all(std::make_exception_ptr(exception(damaged_page_error(*this, e))));
+            return;
+        } catch (lmdb::map_resized const&) {
+            adopt_grown_map(*this);
+        } catch (lmdb::map_full const&) {
+            try {
+                grow_map();
+            } catch (...) {
+                fail_all(std::current_exception());
+                return;
+            }
+        } catch (...) {
+            fail_all(std::current_exception()); // the commit failed: nothing of the group was written
+            return;
+        }
+    }
+}
+
+void lmdb_engine::commit_alone(std::function<void(engine_writer&)> const& work) {
     for (;;) {
         try {
             std::shared_lock lock(grow);
@@ -252,33 +367,31 @@ void lmdb_engine::write(std::function<void(engine_writer&)> const& work, bool fl
                 throw exception(commit_error(*this, e.error()));
             }
             ++commits;
-            if (options.durability == durability::power_loss) {
+            if (options.durability == durability::power_loss)
                 ++syncs; // MDB_NOMETASYNC: the commit synced its data pages
-                if (flush) {
-                    lmdb::check(mdb_env_sync(env.get(), 1), "mdb_env_sync");
-                    ++syncs;
-                }
-            }
             return;
         } catch (lmdb::damaged_page const& e) {
             throw exception(damaged_page_error(*this, e));
         } catch (lmdb::map_resized const&) {
             adopt_grown_map(*this);
         } catch (lmdb::map_full const&) {
-            std::unique_lock lock(grow);
-            if (map_bytes >= options.lmdb.max_map_bytes)
-                throw exception(err(errc::storage_full, "store " + path.string() +
-                                                            " is full at its maximum map size of " +
-                                                            std::to_string(options.lmdb.max_map_bytes) +
-                                                            " bytes; the transaction was not written"));
-            std::size_t bigger = std::min(map_bytes * 2, options.lmdb.max_map_bytes);
-            lmdb::check(mdb_env_set_mapsize(env.get(), bigger), "mdb_env_set_mapsize");
-            MDB_envinfo info{};
-            mdb_env_info(env.get(), &info);
-            map_bytes = info.me_mapsize;
-            ++grows;
+            grow_map();
         }
     }
+}
+
+void lmdb_engine::grow_map() {
+    std::unique_lock lock(grow);
+    if (map_bytes >= options.lmdb.max_map_bytes)
+        throw exception(err(errc::storage_full, "store " + path.string() + " is full at its maximum map size of " +
+                                                    std::to_string(options.lmdb.max_map_bytes) +
+                                                    " bytes; the transaction was not written"));
+    std::size_t bigger = std::min(map_bytes * 2, options.lmdb.max_map_bytes);
+    lmdb::check(mdb_env_set_mapsize(env.get(), bigger), "mdb_env_set_mapsize");
+    MDB_envinfo info{};
+    mdb_env_info(env.get(), &info);
+    map_bytes = info.me_mapsize;
+    ++grows;
 }
 
 } // namespace agentrt::lmdb_detail

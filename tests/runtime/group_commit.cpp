@@ -1,0 +1,116 @@
+// Group commit: the transactions of one process's threads that are ready while one commits share the
+// next commit and its sync, each in its own nested transaction.
+#include <agentrt/runtime.hpp>
+#include <agentrt/testkit/scripted_agent.hpp>
+
+#include "fixture.hpp"
+
+#include <atomic>
+#include <chrono>
+#include <stdexcept>
+#include <thread>
+#include <vector>
+
+using namespace runtime_test;
+using agentrt::decision;
+
+namespace {
+
+// `writers` threads each write one meta key while a first transaction is held open for a while, so
+// that all of them are ready when it commits; the odd ones throw from their work.
+struct held_group {
+    int writers = 8;
+    std::vector<std::string> outcomes = std::vector<std::string>(8);
+    agentrt::store_stats before{}, after{};
+
+    void run(agentrt::store& s) {
+        before = s.stats();
+        std::atomic<bool> first_is_open{false};
+        std::thread first([&] {
+            s.write([&](agentrt::store_writer& w) {
+                w.put_meta("first", "1");
+                first_is_open = true;
+                std::this_thread::sleep_for(std::chrono::milliseconds(500));
+            });
+        });
+        while (!first_is_open)
+            std::this_thread::yield();
+        std::vector<std::thread> threads;
+        for (int i = 0; i < writers; ++i)
+            threads.emplace_back([&, i] {
+                try {
+                    s.write(
+                        [&](agentrt::store_writer& w) {
+                            w.put_meta("writer-" + std::to_string(i), "written");
+                            if (i % 2 == 1)
+                                throw std::runtime_error("writer " + std::to_string(i) + " gave up");
+                        },
+                        i == 0);
+                    outcomes[i] = "committed";
+                } catch (std::exception const& e) {
+                    outcomes[i] = e.what();
+                }
+            });
+        for (auto& t : threads)
+            t.join();
+        first.join();
+        after = s.stats();
+    }
+};
+
+} // namespace
+
+TEST_CASE("group commit: transactions ready together share one commit and one sync, and a transaction that throws "
+          "leaves the others' changes intact") {
+    world w;
+    auto s = w.open();
+    held_group g;
+    g.run(s);
+    for (int i = 0; i < g.writers; ++i) {
+        CAPTURE(i);
+        auto stored = s.read([&](agentrt::store_reader const& r) { return r.meta("writer-" + std::to_string(i)); });
+        if (i % 2 == 1) {
+            CHECK(g.outcomes[i] == "writer " + std::to_string(i) + " gave up"); // its own error, in its own thread
+            CHECK_FALSE(stored);
+        } else {
+            CHECK(g.outcomes[i] == "committed");
+            CHECK(stored == "written");
+        }
+    }
+    auto commits = g.after.commits - g.before.commits;
+    CHECK(commits >= 2); // the first, then the group
+    CHECK(commits < 1 + static_cast<std::uint64_t>(g.writers) / 2);
+}
+
+TEST_CASE("group commit: with runs on many threads, every tool start is committed before its tool is called, "
+          "and each tool runs once") {
+    world w;
+    auto s = w.open();
+    std::atomic<int> started_uncommitted{0};
+    w.replace["lookup_order"] = [&](agentrt::arguments const&, agentrt::call_context const& c) -> agentrt::tool_result {
+        auto step = s.read([&](agentrt::store_reader const& r) { return r.step(c.run_id, c.step_index); });
+        if (!step || step->status != agentrt::step_status::executing)
+            ++started_uncommitted;
+        return agentrt::tool_output{{{"status", "shipped"}}, "shipped"};
+    };
+    std::vector<std::thread> threads;
+    std::atomic<int> completed{0};
+    for (int i = 0; i < 8; ++i)
+        threads.emplace_back([&] {
+            for (int k = 0; k < 5; ++k) {
+                agentrt::testkit::scripted_agent agent(
+                    {decision::call("lookup_order", lookup_args), decision::complete("ok")});
+                agentrt::driver d(s, w.table, w.policy, agent, w.options());
+                auto run = d.start("goal");
+                if (run && run->status == agentrt::run_status::completed)
+                    ++completed;
+            }
+        });
+    for (auto& t : threads)
+        t.join();
+    CHECK(completed == 40);
+    CHECK(started_uncommitted == 0);
+    CHECK(w.calls["lookup_order"] == 40);
+    CHECK(agentrt::verify(s).ok());
+    CHECK(agentrt::check_invariants(s, {}).ok());
+}
