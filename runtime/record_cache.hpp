@@ -40,11 +40,12 @@ public:
         s.record = record;
     }
 
-    // After `record` was written as `bytes`. Only ASCII text is remembered here: a record holding
-    // bytes that are not UTF-8 (a decision kept verbatim may) is written but refused by the parser,
-    // and the cache must not answer where a parse would fail. Other text is remembered once parsed.
-    void remember_written(std::string_view key, std::string_view bytes, Record const& record) {
-        if (ascii(bytes))
+    // After `record` was written as `bytes`, of which `text` is what a parse reads (the bytes less
+    // the engine's checksum). Only ASCII text is remembered here: a record holding bytes that are not
+    // UTF-8 (a decision kept verbatim may) is written but refused by the parser, and the cache must not
+    // answer where a parse would fail. Other text is remembered once parsed.
+    void remember_written(std::string_view key, std::string_view bytes, std::string_view text, Record const& record) {
+        if (ascii(text))
             remember(key, bytes, record);
     }
 

@@ -46,7 +46,8 @@ public:
     void commit_alone(std::function<void(engine_writer&)> const& work);
     void commit_group(std::vector<pending_write*> const& group);
     void flush_group(std::vector<pending_write*> const& group);
-    void grow_map(); // doubles the map up to its maximum; storage_full at the maximum
+    void grow_map();           // doubles the map up to its maximum; storage_full at the maximum
+    void commit(lmdb::txn& t); // commit_error for a failed commit; counts the commit and its sync
     std::string const& host() const noexcept override;
     std::int64_t process_id() const noexcept override { return ::getpid(); }
     bool holder_alive(lease_record const& lease) const override;

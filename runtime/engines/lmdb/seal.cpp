@@ -7,11 +7,10 @@
 #include <boost/crc.hpp>
 
 #include <cstdint>
+#include <cstdio>
 
 namespace agentrt::lmdb_detail {
 namespace {
-
-constexpr std::size_t checksum_bytes = 4;
 
 std::uint32_t checksum(std::string_view key, std::string_view text) {
     boost::crc_32_type crc;

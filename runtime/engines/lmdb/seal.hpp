@@ -6,6 +6,7 @@
 // schema version alone is stored bare, so that any version of agentrt can read it.
 #pragma once
 
+#include <cstddef>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -13,8 +14,14 @@
 namespace agentrt::lmdb_detail {
 
 inline constexpr std::string_view bare_meta_key = "schema_version";
+inline constexpr std::size_t checksum_bytes = 4;
 
 std::string seal(std::string_view key, std::string_view text);
+
+// The text of a value sealed here, without checking it.
+inline std::string_view sealed_text(std::string_view sealed) {
+    return sealed.substr(0, sealed.size() - checksum_bytes);
+}
 
 // The text of a sealed value; empty when its checksum fails.
 std::optional<std::string_view> unseal(std::string_view key, std::string_view stored);

@@ -139,13 +139,13 @@ public:
         }
         auto sealed = seal(run.id, record_text::of(run));
         lmdb::put(t_, s_.runs, run.id, sealed);
-        s_.run_cache.remember_written(run.id, sealed, run);
+        s_.run_cache.remember_written(run.id, sealed, sealed_text(sealed), run);
     }
     void put(step_record const& step) override {
         auto key = keys::step(step.run_id, step.index);
         auto sealed = seal(key, record_text::of(step));
         lmdb::put(t_, s_.steps, key, sealed);
-        s_.step_cache.remember_written(key, sealed, step);
+        s_.step_cache.remember_written(key, sealed, sealed_text(sealed), step);
     }
     void put(approval_record const& a) override {
         put_sealed(s_.approvals, keys::approval(a.run_id, a.step_index, a.seq), record_text::of(a));
@@ -165,9 +165,9 @@ public:
     void put_tool_spec(std::string_view hash, std::string_view spec) override {
         // Content-addressed and written by every allowed step: rewriting the same bytes would still
         // copy a page of the tree in each commit.
-        auto sealed = seal(hash, spec);
-        if (lmdb::find(t_, s_.tool_specs, hash) != sealed)
-            lmdb::put(t_, s_.tool_specs, hash, sealed);
+        auto stored = lmdb::find(t_, s_.tool_specs, hash);
+        if (!stored || unseal(hash, *stored) != spec)
+            put_sealed(s_.tool_specs, hash, spec);
     }
 
     bool erase_run(std::string_view run_id) override {
@@ -322,16 +322,7 @@ void lmdb_engine::commit_group(std::vector<pending_write*> const& group) {
                     p->failure = std::current_exception(); // its nested transaction is aborted
                 }
             }
-            try {
-                t.commit();
-            } catch (lmdb::damaged_page const&) {
-                throw;
-            } catch (exception const& e) {
-                throw exception(commit_error(*this, e.error()));
-            }
-            ++commits;
-            if (options.durability == durability::power_loss)
-                ++syncs;
+            commit(t);
             return;
         } catch (lmdb::damaged_page const& e) {
             fail_all(std::make_exception_ptr(exception(damaged_page_error(*this, e))));
@@ -359,16 +350,7 @@ void lmdb_engine::commit_alone(std::function<void(engine_writer&)> const& work) 
             lmdb::txn t(env.get(), false);
             writer_impl w(*this, t.get());
             work(w);
-            try {
-                t.commit();
-            } catch (lmdb::damaged_page const&) {
-                throw;
-            } catch (exception const& e) {
-                throw exception(commit_error(*this, e.error()));
-            }
-            ++commits;
-            if (options.durability == durability::power_loss)
-                ++syncs; // MDB_NOMETASYNC: the commit synced its data pages
+            commit(t);
             return;
         } catch (lmdb::damaged_page const& e) {
             throw exception(damaged_page_error(*this, e));
@@ -378,6 +360,19 @@ void lmdb_engine::commit_alone(std::function<void(engine_writer&)> const& work) 
             grow_map();
         }
     }
+}
+
+void lmdb_engine::commit(lmdb::txn& t) {
+    try {
+        t.commit();
+    } catch (lmdb::damaged_page const&) {
+        throw;
+    } catch (exception const& e) {
+        throw exception(commit_error(*this, e.error()));
+    }
+    ++commits;
+    if (options.durability == durability::power_loss)
+        ++syncs; // MDB_NOMETASYNC: the commit synced its data pages
 }
 
 void lmdb_engine::grow_map() {
