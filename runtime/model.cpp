@@ -12,15 +12,31 @@
 #include <condition_variable>
 #include <exception>
 #include <mutex>
+#include <span>
 #include <thread>
 
 namespace agentrt {
 namespace {
 
+struct block_json {
+    boost::json::value operator()(text_block const& b) const { return {{"type", "text"}, {"text", b.text}}; }
+    boost::json::value operator()(model_tool_call const& b) const {
+        return {{"type", "tool_call"}, {"id", b.id}, {"name", b.name}, {"arguments", b.arguments}};
+    }
+    boost::json::value operator()(tool_result_block const& b) const {
+        return {{"type", "tool_result"}, {"call_id", b.call_id}, {"content", b.content}, {"is_error", b.is_error}};
+    }
+};
+
 boost::json::object request_json(model_request const& r) {
     boost::json::array messages;
-    for (auto const& m : r.messages)
-        messages.push_back(boost::json::object{{"role", m.role}, {"content", m.content}});
+    for (auto const& m : r.messages) {
+        boost::json::array content;
+        for (auto const& b : m.content)
+            content.push_back(std::visit(block_json{}, b));
+        messages.push_back(boost::json::object{{"role", m.role == message_role::user ? "user" : "assistant"},
+                                               {"content", std::move(content)}});
+    }
     return {{"model", r.model},
             {"system", r.system},
             {"messages", std::move(messages)},
@@ -43,6 +59,46 @@ std::optional<std::pair<std::string_view, std::string>> model_limit_reached(run_
 }
 
 } // namespace
+
+model_message model_message::user(std::string text) {
+    return {message_role::user, {text_block{std::move(text)}}};
+}
+model_message model_message::assistant(std::string text) {
+    return {message_role::assistant, {text_block{std::move(text)}}};
+}
+std::string model_message::text() const {
+    std::string out;
+    for (auto const& b : content)
+        if (auto const* t = std::get_if<text_block>(&b))
+            out += t->text;
+    return out;
+}
+
+std::string_view to_string(stop_reason r) noexcept {
+    switch (r) {
+    case stop_reason::end_turn:
+        return "end_turn";
+    case stop_reason::tool_use:
+        return "tool_use";
+    case stop_reason::max_tokens:
+        return "max_tokens";
+    case stop_reason::stop_sequence:
+        return "stop_sequence";
+    case stop_reason::refusal:
+        return "refusal";
+    case stop_reason::other:
+        break;
+    }
+    return "other";
+}
+
+std::uint64_t cost_micros(model_usage const& u, model_price const& p) noexcept {
+    return static_cast<std::uint64_t>(
+        std::llround(static_cast<double>(u.input_tokens) * p.input_per_million +
+                     static_cast<double>(u.output_tokens) * p.output_per_million +
+                     static_cast<double>(u.cache_read_tokens) * p.cache_read_per_million +
+                     static_cast<double>(u.cache_write_tokens) * p.cache_write_per_million));
+}
 
 std::string canonical_request(model_request const& request) {
     return canonical_json(request_json(request));
@@ -114,7 +170,12 @@ decision decision_from(model_response const& response) {
     if (response.tool_calls.empty())
         return decision::complete(response.text);
     auto const& first = response.tool_calls.front();
-    return decision::call(first.name, first.arguments, response.tool_calls.size() - 1);
+    std::vector<ignored_call> ignored;
+    for (auto const& c : std::span(response.tool_calls).subspan(1))
+        ignored.push_back({c.name, c.arguments});
+    auto d = decision::call(first.name, first.arguments, std::move(ignored));
+    d.summary = response.text;
+    return d;
 }
 
 result<model_response> session::call_model(model& m, model_request const& request, std::stop_token cancel) try {
@@ -166,25 +227,26 @@ result<model_response> session::call_model(model& m, model_request const& reques
         auto call = *dispatched;
         auto const* response = std::get_if<model_response>(&out);
         auto const* failure = std::get_if<model_error>(&out);
+        model_usage usage;
         if (response) {
             call.status = "ok";
-            call.input_tokens = response->usage.input_tokens;
-            call.output_tokens = response->usage.output_tokens;
+            usage = response->usage;
         } else if (failure->kind == model_failure::cut_off) {
             // The reply is lost but the call may be charged: a conservative estimate, one token per
             // two bytes of request plus the whole output cap.
             call.status = "ambiguous";
-            call.input_tokens = (request_text.size() + 1) / 2;
-            call.output_tokens = request.max_output_tokens;
+            usage.input_tokens = (request_text.size() + 1) / 2;
+            usage.output_tokens = request.max_output_tokens;
             call.error = failure->message;
         } else {
             call.status = "error";
             call.error = failure->message;
         }
+        // The record's input tokens are all the input, cached or not; the cost prices each part.
+        call.input_tokens = usage.input_tokens + usage.cache_read_tokens + usage.cache_write_tokens;
+        call.output_tokens = usage.output_tokens;
         if (price != limits.prices.end())
-            call.cost_micros = static_cast<std::uint64_t>(
-                std::llround(static_cast<double>(call.input_tokens) * price->second.input_per_million +
-                             static_cast<double>(call.output_tokens) * price->second.output_per_million));
+            call.cost_micros = agentrt::cost_micros(usage, price->second);
         std::int64_t finished = options.clocks.record();
         call.finished_ms = finished;
         gate_->store_->write([&](store_writer& w) {
@@ -192,15 +254,19 @@ result<model_response> session::call_model(model& m, model_request const& reques
             run.tokens += call.input_tokens + call.output_tokens;
             run.cost_micros += call.cost_micros;
             w.put(call);
-            if (response)
-                w.append(run, event_type::model_completed,
-                         {{"step", call.step_index},
-                          {"seq", call.seq},
-                          {"input_tokens", call.input_tokens},
-                          {"output_tokens", call.output_tokens},
-                          {"cost_micros", call.cost_micros}},
-                         finished);
-            else
+            if (response) {
+                boost::json::object data{{"step", call.step_index},
+                                         {"seq", call.seq},
+                                         {"input_tokens", call.input_tokens},
+                                         {"output_tokens", call.output_tokens},
+                                         {"cost_micros", call.cost_micros}};
+                if (usage.cache_read_tokens != 0)
+                    data["cache_read_tokens"] = usage.cache_read_tokens;
+                if (usage.cache_write_tokens != 0)
+                    data["cache_write_tokens"] = usage.cache_write_tokens;
+                data["stop"] = to_string(response->stop);
+                w.append(run, event_type::model_completed, std::move(data), finished);
+            } else
                 w.append(run, event_type::model_failed,
                          {{"step", call.step_index}, {"seq", call.seq}, {"status", call.status}, {"error", call.error}},
                          finished);
@@ -211,10 +277,16 @@ result<model_response> session::call_model(model& m, model_request const& reques
         if (cancel.stop_requested())
             return err(errc::refused, "the model call was cancelled (" + call.status + "): " + call.error);
         if (failure->kind == model_failure::transient && attempt < limits.max_attempts) {
+            auto wait = failure->retry_after.value_or(backoff);
+            if (wait > limits.max_retry_wait)
+                return err(errc::refused, "the model call failed (" + call.status + "): " + call.error +
+                                              "; the provider asked to retry after " + std::to_string(wait.count()) +
+                                              " ms, longer than max_retry_wait (" +
+                                              std::to_string(limits.max_retry_wait.count()) + " ms)");
             std::mutex sleeping;
             std::unique_lock lock(sleeping);
             std::condition_variable_any woken;
-            woken.wait_for(lock, cancel, backoff, [] { return false; }); // a cancel ends the backoff
+            woken.wait_for(lock, cancel, wait, [] { return false; }); // a cancel ends the wait
             if (cancel.stop_requested())
                 return err(errc::refused,
                            "the model call was cancelled while waiting to retry (" + call.status + "): " + call.error);

@@ -158,7 +158,7 @@ result<step_record> session::propose(decision const& d) try {
                                                ", not deciding: it was interrupted meanwhile");
             run.updated_ms = now;
             step.kind = d.kind;
-            step.ignored_calls = d.ignored_calls;
+            step.ignored_calls = d.ignored.size();
             if (!oversized) {
                 step.decision = d.to_text();
                 step.tool = d.tool;

@@ -203,8 +203,9 @@ turn const* fake_model::pick(std::uint64_t call, model_request const& request, m
         }
     } else {
         auto const decisions = decision_starts_.size() - 1;
-        auto const decision = static_cast<std::size_t>(std::count_if(
-            request.messages.begin(), request.messages.end(), [](auto const& m) { return m.role == "assistant"; }));
+        auto const decision =
+            static_cast<std::size_t>(std::count_if(request.messages.begin(), request.messages.end(),
+                                                   [](auto const& m) { return m.role == message_role::assistant; }));
         auto const carrying = "a request carrying " + std::to_string(decision) + " earlier decisions";
         if (decision >= decisions) {
             missing =

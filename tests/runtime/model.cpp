@@ -32,7 +32,7 @@ struct model_agent : agentrt::agent {
     agentrt::decision decide(agentrt::agent_view const& v) override {
         agentrt::model_request request;
         request.model = "small";
-        request.messages.push_back({"user", v.run.goal});
+        request.messages.push_back(agentrt::model_message::user(v.run.goal));
         auto reply = v.call_model(*m, request);
         if (!reply)
             throw agentrt::exception(reply.error());
@@ -253,7 +253,7 @@ struct scripted_model : agentrt::model {
 agentrt::model_request small_request() {
     agentrt::model_request request;
     request.model = "small";
-    request.messages.push_back({"user", "go on"});
+    request.messages.push_back(agentrt::model_message::user("go on"));
     return request;
 }
 } // namespace

@@ -24,7 +24,7 @@ namespace {
 agentrt::model_request ask(std::string goal = "where is ord-1?") {
     agentrt::model_request r;
     r.model = "fake-model";
-    r.messages.push_back({"user", std::move(goal)});
+    r.messages.push_back(agentrt::model_message::user(std::move(goal)));
     return r;
 }
 
@@ -137,13 +137,14 @@ TEST_SUITE("testkit") {
         REQUIRE(recorded.size() == 2);
         CHECK(recorded[0].call == 1);
         CHECK(recorded[0].run_id == "run-7");
-        CHECK(recorded[0].request.messages[0].content == "first");
+        CHECK(recorded[0].request.messages[0].text() == "first");
         CHECK(recorded[1].call == 2);
         CHECK(recorded[1].run_id == "run-9");
         CHECK(recorded[1].step_index == 4);
         CHECK(recorded[1].attempt == 2);
-        CHECK(recorded[1].text == R"({"max_output_tokens":1024,"messages":[{"content":"second","role":"user"}],)"
-                                  R"("model":"fake-model","system":"","tools":[]})");
+        CHECK(recorded[1].text ==
+              R"({"max_output_tokens":1024,"messages":[{"content":[{"text":"second","type":"text"}],"role":"user"}],)"
+              R"("model":"fake-model","system":"","tools":[]})");
         CHECK(model.calls() == 2);
     }
 
@@ -270,7 +271,7 @@ TEST_SUITE("testkit") {
         auto after = [](int decisions) {
             auto r = ask();
             for (int i = 0; i < decisions; ++i)
-                r.messages.push_back({"assistant", "{}"});
+                r.messages.push_back(agentrt::model_message::assistant("{}"));
             return r;
         };
         auto attempt = [](std::uint32_t a) {

@@ -39,9 +39,9 @@ TEST_SUITE("testkit") {
             request.model = "scripted";
             request.system = "goal: " + view.run.goal;
             for (auto const& step : view.steps)
-                request.messages.push_back({"tool", step.tool + " -> " + step.observation});
+                request.messages.push_back(agentrt::model_message::user(step.tool + " -> " + step.observation));
             if (careless)
-                request.messages.push_back({"user", "turn " + std::to_string(++turns)});
+                request.messages.push_back(agentrt::model_message::user("turn " + std::to_string(++turns)));
             auto reply = view.call_model(model, request);
             if (!reply)
                 throw agentrt::exception(reply.error());

@@ -1,0 +1,26 @@
+#include "wire.hpp"
+
+namespace agentrt::wire {
+
+tool_shape neutral_tool(boost::json::value const& tool) {
+    tool_shape out;
+    auto const* o = tool.if_object();
+    if (!o)
+        return out;
+    if (auto const* f = object_at(*o, "function")) { // OpenAI's shape
+        out.name = string_at(*f, "name");
+        out.description = string_at(*f, "description");
+        if (auto const* p = f->if_contains("parameters"))
+            out.input_schema = *p;
+    } else {
+        out.name = string_at(*o, "name");
+        out.description = string_at(*o, "description");
+        if (auto const* p = o->if_contains("input_schema"))
+            out.input_schema = *p;
+    }
+    if (out.input_schema.is_null())
+        out.input_schema = boost::json::object{{"type", "object"}};
+    return out;
+}
+
+} // namespace agentrt::wire

@@ -1,0 +1,47 @@
+// What the two wire formats share: reading JSON leniently where a provider may leave fields out. Internal.
+#pragma once
+
+#include <agentrt/runtime/model.hpp>
+
+#include <boost/json/object.hpp>
+#include <boost/json/value.hpp>
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+namespace agentrt::wire {
+
+inline boost::json::object const* object_at(boost::json::object const& o, std::string_view key) {
+    auto const* v = o.if_contains(key);
+    return v ? v->if_object() : nullptr;
+}
+inline std::string string_at(boost::json::object const& o, std::string_view key) {
+    auto const* v = o.if_contains(key);
+    return v && v->is_string() ? std::string(v->get_string()) : std::string();
+}
+inline std::uint64_t count_at(boost::json::object const& o, std::string_view key) {
+    auto const* v = o.if_contains(key);
+    if (v && v->is_uint64())
+        return v->get_uint64();
+    if (v && v->is_int64() && v->get_int64() >= 0)
+        return static_cast<std::uint64_t>(v->get_int64());
+    return 0;
+}
+
+// The neutral shape of a tool definition (name, description, input_schema), from either shape.
+struct tool_shape {
+    std::string name;
+    std::string description;
+    boost::json::value input_schema;
+};
+tool_shape neutral_tool(boost::json::value const& tool);
+
+inline model_error cut_off(std::string message) {
+    return model_error{model_failure::cut_off, std::move(message), std::nullopt};
+}
+inline model_error malformed(std::string message) {
+    return model_error{model_failure::permanent, std::move(message), std::nullopt};
+}
+
+} // namespace agentrt::wire
