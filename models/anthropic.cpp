@@ -3,6 +3,7 @@
 #include "sse.hpp"
 #include "wire.hpp"
 
+#include <boost/json/monotonic_resource.hpp>
 #include <boost/json/parse.hpp>
 #include <boost/json/serialize.hpp>
 
@@ -17,21 +18,28 @@ using wire::string_at;
 
 // A tool call's input must be an object on this wire: arguments that are not one (the runtime
 // refused them, and the tool result says why) are sent as {}.
-boost::json::value input_of(std::string const& arguments) {
+boost::json::value input_of(std::string const& arguments, boost::json::storage_ptr const& sp) {
     boost::system::error_code ec;
-    auto v = boost::json::parse(arguments, ec);
+    auto v = boost::json::parse(arguments, ec, sp);
     if (ec || !v.is_object())
-        return boost::json::object{};
+        return boost::json::object(sp);
     return v;
 }
 
+// Every value of a request body lives in one arena: the body is built, written out and dropped.
 struct block_json {
-    boost::json::value operator()(text_block const& b) const { return {{"type", "text"}, {"text", b.text}}; }
+    boost::json::storage_ptr sp;
+    boost::json::value operator()(text_block const& b) const {
+        return boost::json::object({{"type", "text"}, {"text", b.text}}, sp);
+    }
     boost::json::value operator()(model_tool_call const& b) const {
-        return {{"type", "tool_use"}, {"id", b.id}, {"name", b.name}, {"input", input_of(b.arguments)}};
+        boost::json::object o({{"type", "tool_use"}, {"id", b.id}, {"name", b.name}}, sp);
+        o.emplace("input", input_of(b.arguments, sp));
+        return o;
     }
     boost::json::value operator()(tool_result_block const& b) const {
-        return {{"type", "tool_result"}, {"tool_use_id", b.call_id}, {"content", b.content}, {"is_error", b.is_error}};
+        return boost::json::object(
+            {{"type", "tool_result"}, {"tool_use_id", b.call_id}, {"content", b.content}, {"is_error", b.is_error}}, sp);
     }
 };
 
@@ -81,25 +89,25 @@ model_response response_of(std::map<std::uint64_t, block>& blocks, model_usage u
 }
 
 model_result read_stream(std::string_view body, std::string const& where) {
-    auto const stream = sse::parse(body);
+    sse::reader stream(body);
     std::map<std::uint64_t, block> blocks;
     model_usage usage;
     auto stop = stop_reason::other;
     std::size_t n = 0;
-    for (auto const& e : stream.events) {
+    wire::event_parser parser;
+    while (auto const e = stream.next()) {
         ++n;
-        auto const at = where + ": event " + std::to_string(n) + " (" + e.type + ")";
-        boost::system::error_code ec;
-        auto v = boost::json::parse(e.data, ec);
+        auto at = [&] { return where + ": event " + std::to_string(n) + " (" + std::string(e->type) + ")"; };
+        auto const v = parser.parse(e->data);
         auto const* o = v.if_object();
-        if (ec || !o)
-            return wire::cut_off(at + " is not a JSON object, so the reply is lost");
+        if (!o)
+            return wire::cut_off(at() + " is not a JSON object, so the reply is lost");
         auto const type = string_at(*o, "type");
         if (type == "ping")
             continue;
         if (type == "error") {
             auto const* error = object_at(*o, "error");
-            return wire::cut_off(at + ": the stream ended in an error: " +
+            return wire::cut_off(at() + ": the stream ended in an error: " +
                                  (error ? string_at(*error, "type") + ": " + string_at(*error, "message")
                                         : std::string("with no detail")));
         }
@@ -110,7 +118,7 @@ model_result read_stream(std::string_view body, std::string const& where) {
         } else if (type == "content_block_start") {
             auto const* content = object_at(*o, "content_block");
             if (!content)
-                return wire::cut_off(at + " has no content_block");
+                return wire::cut_off(at() + " has no content_block");
             auto& b = blocks[count_at(*o, "index")];
             b.type = string_at(*content, "type");
             b.text = string_at(*content, "text");
@@ -123,7 +131,7 @@ model_result read_stream(std::string_view body, std::string const& where) {
             auto found = blocks.find(count_at(*o, "index"));
             auto const* delta = object_at(*o, "delta");
             if (found == blocks.end() || !delta)
-                return wire::cut_off(at + " is a delta of a block that never started");
+                return wire::cut_off(at() + " is a delta of a block that never started");
             auto const kind = string_at(*delta, "type");
             if (kind == "text_delta") {
                 found->second.text += string_at(*delta, "text");
@@ -147,7 +155,7 @@ model_result read_stream(std::string_view body, std::string const& where) {
         }
     }
     return wire::cut_off(where + ": the stream ended after " + std::to_string(n) + " events without message_stop" +
-                         (stream.ended_cleanly ? "" : ", inside an event"));
+                         (stream.ended_cleanly() ? "" : ", inside an event"));
 }
 
 model_result read_message(std::string_view body, std::string const& where) {
@@ -190,25 +198,28 @@ anthropic_model::anthropic_model(anthropic_options options)
       options_(std::move(options)) {}
 
 std::string anthropic_model::body_of(model_request const& r) const {
-    boost::json::array messages;
+    boost::json::monotonic_resource arena;
+    boost::json::storage_ptr const sp(&arena);
+    boost::json::array messages(sp);
     for (auto const& m : r.messages) {
-        boost::json::array content;
+        boost::json::array content(sp);
         for (auto const& b : m.content) {
             if (auto const* t = std::get_if<text_block>(&b); t && t->text.empty())
                 continue; // the API refuses empty text blocks
-            content.push_back(std::visit(block_json{}, b));
+            content.push_back(std::visit(block_json{sp}, b));
         }
-        messages.push_back(
-            {{"role", m.role == message_role::user ? "user" : "assistant"}, {"content", std::move(content)}});
+        auto& message = messages.emplace_back(boost::json::object(sp)).get_object();
+        message.emplace("role", m.role == message_role::user ? "user" : "assistant");
+        message.emplace("content", std::move(content)); // moved: an initializer list would copy it
     }
-    boost::json::array tools;
+    boost::json::array tools(sp);
     for (auto const& t : r.tools) {
         auto shape = wire::neutral_tool(t);
         tools.push_back(
             {{"name", shape.name}, {"description", shape.description}, {"input_schema", shape.input_schema}});
     }
-    boost::json::object body{
-        {"model", r.model}, {"max_tokens", r.max_output_tokens}, {"messages", std::move(messages)}};
+    boost::json::object body({{"model", r.model}, {"max_tokens", r.max_output_tokens}}, sp);
+    body.emplace("messages", std::move(messages));
     if (!r.system.empty())
         body["system"] = r.system;
     if (!tools.empty())

@@ -3,6 +3,7 @@
 #include "sse.hpp"
 #include "wire.hpp"
 
+#include <boost/json/monotonic_resource.hpp>
 #include <boost/json/parse.hpp>
 #include <boost/json/serialize.hpp>
 
@@ -70,22 +71,22 @@ model_response finished(model_response out, std::map<std::uint64_t, model_tool_c
 }
 
 model_result read_stream(std::string_view body, std::string const& where) {
-    auto const stream = sse::parse(body);
+    sse::reader stream(body);
     model_response out;
     std::map<std::uint64_t, model_tool_call> calls;
     std::size_t n = 0;
-    for (auto const& e : stream.events) {
+    wire::event_parser parser;
+    while (auto const e = stream.next()) {
         ++n;
-        if (e.data == "[DONE]")
+        if (e->data == "[DONE]")
             return finished(std::move(out), calls);
-        auto const at = where + ": chunk " + std::to_string(n);
-        boost::system::error_code ec;
-        auto v = boost::json::parse(e.data, ec);
+        auto at = [&] { return where + ": chunk " + std::to_string(n); };
+        auto const v = parser.parse(e->data);
         auto const* o = v.if_object();
-        if (ec || !o)
-            return wire::cut_off(at + " is not a JSON object, so the reply is lost");
+        if (!o)
+            return wire::cut_off(at() + " is not a JSON object, so the reply is lost");
         if (auto const* error = object_at(*o, "error"))
-            return wire::cut_off(at + ": the stream ended in an error: " + string_at(*error, "message"));
+            return wire::cut_off(at() + ": the stream ended in an error: " + string_at(*error, "message"));
         if (auto const* u = object_at(*o, "usage"))
             read_usage(*u, out.usage);
         auto const* choices = o->if_contains("choices");
@@ -102,7 +103,7 @@ model_result read_stream(std::string_view body, std::string const& where) {
         }
     }
     return wire::cut_off(where + ": the stream ended after " + std::to_string(n) + " chunks without [DONE]" +
-                         (stream.ended_cleanly ? "" : ", inside a chunk"));
+                         (stream.ended_cleanly() ? "" : ", inside a chunk"));
 }
 
 model_result read_completion(std::string_view body, std::string const& where) {
@@ -138,12 +139,14 @@ openai_model::openai_model(openai_options options)
       options_(std::move(options)) {}
 
 std::string openai_model::body_of(model_request const& r) const {
-    boost::json::array messages;
+    boost::json::monotonic_resource arena; // the body is built, written out and dropped
+    boost::json::storage_ptr const sp(&arena);
+    boost::json::array messages(sp);
     if (!r.system.empty())
         messages.push_back({{"role", "system"}, {"content", r.system}});
     for (auto const& m : r.messages) {
         std::string text;
-        boost::json::array calls;
+        boost::json::array calls(sp);
         for (auto const& b : m.content) {
             if (auto const* t = std::get_if<text_block>(&b)) {
                 text += t->text;
@@ -158,16 +161,16 @@ std::string openai_model::body_of(model_request const& r) const {
             }
         }
         if (m.role == message_role::assistant) {
-            boost::json::object message{{"role", "assistant"}};
-            message["content"] = text.empty() ? boost::json::value(nullptr) : boost::json::value(text);
+            auto& message = messages.emplace_back(boost::json::object(sp)).get_object();
+            message.emplace("role", "assistant");
+            message.emplace("content", text.empty() ? boost::json::value(nullptr) : boost::json::value(text));
             if (!calls.empty())
-                message["tool_calls"] = std::move(calls);
-            messages.push_back(std::move(message));
+                message.emplace("tool_calls", std::move(calls)); // moved: an initializer list would copy it
         } else if (!text.empty()) {
             messages.push_back({{"role", "user"}, {"content", text}});
         }
     }
-    boost::json::array tools;
+    boost::json::array tools(sp);
     for (auto const& t : r.tools) {
         auto shape = wire::neutral_tool(t);
         tools.push_back(
@@ -175,7 +178,8 @@ std::string openai_model::body_of(model_request const& r) const {
              {"function",
               {{"name", shape.name}, {"description", shape.description}, {"parameters", shape.input_schema}}}});
     }
-    boost::json::object body{{"model", r.model}, {"messages", std::move(messages)}};
+    boost::json::object body({{"model", r.model}}, sp);
+    body.emplace("messages", std::move(messages));
     body[options_.max_tokens_key] = r.max_output_tokens;
     if (!tools.empty())
         body["tools"] = std::move(tools);

@@ -2,27 +2,30 @@
 
 namespace agentrt::sse {
 
-stream parse(std::string_view bytes) {
-    stream out;
-    event current;
-    bool open = false;     // a field of the current event has been read
-    bool has_data = false; // an event without data is not dispatched
-    while (!bytes.empty()) {
-        auto end = bytes.find_first_of("\r\n");
+std::optional<event_view> reader::next() {
+    event_view current;
+    bool open = false;         // a field of the current event has been read
+    int data_lines = 0;        // an event without data is not dispatched
+    std::string_view first;    // the only data line, while there is one
+    while (!rest_.empty()) {
+        auto end = rest_.find_first_of("\r\n");
         if (end == std::string_view::npos) { // the last line has no end: the stream was cut
-            out.ended_cleanly = false;
-            return out;
+            rest_ = {};
+            ended_cleanly_ = false;
+            return std::nullopt;
         }
-        auto line = bytes.substr(0, end);
+        auto line = rest_.substr(0, end);
         auto skip = end + 1;
-        if (bytes[end] == '\r' && end + 1 < bytes.size() && bytes[end + 1] == '\n')
+        if (rest_[end] == '\r' && end + 1 < rest_.size() && rest_[end + 1] == '\n')
             ++skip;
-        bytes.remove_prefix(skip);
+        rest_.remove_prefix(skip);
         if (line.empty()) {
-            if (has_data)
-                out.events.push_back(std::move(current));
+            if (data_lines > 0) {
+                current.data = data_lines == 1 ? first : std::string_view(joined_);
+                return current;
+            }
             current = {};
-            open = has_data = false;
+            open = false;
             continue;
         }
         if (line.front() == ':')
@@ -39,13 +42,28 @@ stream parse(std::string_view bytes) {
             current.type = value;
             open = true;
         } else if (field == "data") {
-            if (has_data)
-                current.data += '\n';
-            current.data += value;
-            open = has_data = true;
+            if (data_lines == 0) {
+                first = value;
+            } else {
+                if (data_lines == 1)
+                    joined_.assign(first);
+                joined_ += '\n';
+                joined_ += value;
+            }
+            ++data_lines;
+            open = true;
         }
     }
-    out.ended_cleanly = !open;
+    ended_cleanly_ = !open;
+    return std::nullopt;
+}
+
+stream parse(std::string_view bytes) {
+    stream out;
+    reader r(bytes);
+    while (auto e = r.next())
+        out.events.push_back({std::string(e->type), std::string(e->data)});
+    out.ended_cleanly = r.ended_cleanly();
     return out;
 }
 

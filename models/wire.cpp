@@ -23,4 +23,14 @@ tool_shape neutral_tool(boost::json::value const& tool) {
     return out;
 }
 
+boost::json::value event_parser::parse(std::string_view text) {
+    arena_.release();
+    parser_.reset(&arena_);
+    boost::system::error_code ec;
+    parser_.write(text.data(), text.size(), ec); // the whole text: trailing bytes are an error
+    if (ec)
+        return nullptr;
+    return parser_.release();
+}
+
 } // namespace agentrt::wire

@@ -3,7 +3,9 @@
 
 #include <agentrt/runtime/model.hpp>
 
+#include <boost/json/monotonic_resource.hpp>
 #include <boost/json/object.hpp>
+#include <boost/json/parser.hpp>
 #include <boost/json/value.hpp>
 
 #include <cstdint>
@@ -36,6 +38,19 @@ struct tool_shape {
     boost::json::value input_schema;
 };
 tool_shape neutral_tool(boost::json::value const& tool);
+
+// Parses the events of one reply with one parser and one arena, both reused from event to event:
+// a stream is thousands of small events.
+class event_parser {
+public:
+    // The event's JSON, null when it is not JSON. It lives in the arena: drop it before the next call.
+    boost::json::value parse(std::string_view text);
+
+private:
+    unsigned char buffer_[4096];
+    boost::json::monotonic_resource arena_{buffer_, sizeof buffer_};
+    boost::json::parser parser_;
+};
 
 inline model_error cut_off(std::string message) {
     return model_error{model_failure::cut_off, std::move(message), std::nullopt};

@@ -2,6 +2,7 @@
 
 #include <agentrt/catalog/canonical_json.hpp>
 
+#include <boost/json/monotonic_resource.hpp>
 #include <boost/json/object.hpp>
 #include <boost/json/parse.hpp>
 
@@ -40,8 +41,10 @@ std::string decision::to_text() const {
 }
 
 std::optional<decision> decision::from_text(std::string_view text) {
+    unsigned char buffer[2048];
+    boost::json::monotonic_resource arena(buffer, sizeof buffer);
     boost::system::error_code ec;
-    auto parsed = boost::json::parse(text, ec);
+    auto parsed = boost::json::parse(text, ec, &arena);
     auto const* object = parsed.if_object();
     if (ec || !object)
         return std::nullopt;

@@ -8,6 +8,8 @@
 
 #include <agentrt/catalog/canonical_json.hpp>
 
+#include <boost/json/monotonic_resource.hpp>
+
 #include <cmath>
 #include <condition_variable>
 #include <exception>
@@ -18,30 +20,36 @@
 namespace agentrt {
 namespace {
 
+// The request's values live in one arena: it is built, written out canonically and dropped.
 struct block_json {
-    boost::json::value operator()(text_block const& b) const { return {{"type", "text"}, {"text", b.text}}; }
+    boost::json::storage_ptr sp;
+    boost::json::value operator()(text_block const& b) const {
+        return boost::json::object({{"type", "text"}, {"text", b.text}}, sp);
+    }
     boost::json::value operator()(model_tool_call const& b) const {
-        return {{"type", "tool_call"}, {"id", b.id}, {"name", b.name}, {"arguments", b.arguments}};
+        return boost::json::object({{"type", "tool_call"}, {"id", b.id}, {"name", b.name}, {"arguments", b.arguments}},
+                                   sp);
     }
     boost::json::value operator()(tool_result_block const& b) const {
-        return {{"type", "tool_result"}, {"call_id", b.call_id}, {"content", b.content}, {"is_error", b.is_error}};
+        return boost::json::object(
+            {{"type", "tool_result"}, {"call_id", b.call_id}, {"content", b.content}, {"is_error", b.is_error}}, sp);
     }
 };
 
-boost::json::object request_json(model_request const& r) {
-    boost::json::array messages;
+boost::json::object request_json(model_request const& r, boost::json::storage_ptr const& sp) {
+    boost::json::array messages(sp);
     for (auto const& m : r.messages) {
-        boost::json::array content;
+        boost::json::array content(sp);
         for (auto const& b : m.content)
-            content.push_back(std::visit(block_json{}, b));
-        messages.push_back(boost::json::object{{"role", m.role == message_role::user ? "user" : "assistant"},
-                                               {"content", std::move(content)}});
+            content.push_back(std::visit(block_json{sp}, b));
+        auto& message = messages.emplace_back(boost::json::object(sp)).get_object();
+        message.emplace("role", m.role == message_role::user ? "user" : "assistant");
+        message.emplace("content", std::move(content)); // moved: an initializer list would copy it
     }
-    return {{"model", r.model},
-            {"system", r.system},
-            {"messages", std::move(messages)},
-            {"tools", r.tools},
-            {"max_output_tokens", r.max_output_tokens}};
+    boost::json::object out({{"model", r.model}, {"system", r.system}, {"max_output_tokens", r.max_output_tokens}}, sp);
+    out.emplace("messages", std::move(messages));
+    out.emplace("tools", r.tools);
+    return out;
 }
 
 std::optional<std::pair<std::string_view, std::string>> model_limit_reached(run_record const& run,
@@ -101,7 +109,8 @@ std::uint64_t cost_micros(model_usage const& u, model_price const& p) noexcept {
 }
 
 std::string canonical_request(model_request const& request) {
-    return canonical_json(request_json(request));
+    boost::json::monotonic_resource arena;
+    return canonical_json(request_json(request, &arena));
 }
 
 // The call runs on the gate's runner thread while this one renews the lease, so that a reply slower
