@@ -38,7 +38,8 @@ struct conversation {
             s.run_id = run.id;
             s.index = static_cast<std::uint64_t>(i);
             s.status = agentrt::step_status::done;
-            auto d = agentrt::decision::call("lookup_order", R"({"order_id":"ord-)" + std::to_string(1000 + i) + R"("})");
+            auto d =
+                agentrt::decision::call("lookup_order", R"({"order_id":"ord-)" + std::to_string(1000 + i) + R"("})");
             d.summary = "Looking up the next order.";
             s.decision = d.to_text();
             s.kind = d.kind;

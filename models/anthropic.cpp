@@ -39,7 +39,8 @@ struct block_json {
     }
     boost::json::value operator()(tool_result_block const& b) const {
         return boost::json::object(
-            {{"type", "tool_result"}, {"tool_use_id", b.call_id}, {"content", b.content}, {"is_error", b.is_error}}, sp);
+            {{"type", "tool_result"}, {"tool_use_id", b.call_id}, {"content", b.content}, {"is_error", b.is_error}},
+            sp);
     }
 };
 

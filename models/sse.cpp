@@ -4,9 +4,9 @@ namespace agentrt::sse {
 
 std::optional<event_view> reader::next() {
     event_view current;
-    bool open = false;         // a field of the current event has been read
-    int data_lines = 0;        // an event without data is not dispatched
-    std::string_view first;    // the only data line, while there is one
+    bool open = false;      // a field of the current event has been read
+    int data_lines = 0;     // an event without data is not dispatched
+    std::string_view first; // the only data line, while there is one
     while (!rest_.empty()) {
         auto end = rest_.find_first_of("\r\n");
         if (end == std::string_view::npos) { // the last line has no end: the stream was cut
