@@ -205,8 +205,9 @@ std::string anthropic_model::body_of(model_request const& r) const {
     for (auto const& m : r.messages) {
         boost::json::array content(sp);
         for (auto const& b : m.content) {
-            if (auto const* t = std::get_if<text_block>(&b); t && t->text.empty())
-                continue; // the API refuses empty text blocks
+            if (auto const* t = std::get_if<text_block>(&b);
+                t && t->text.find_first_not_of(" \t\r\n") == std::string::npos)
+                continue; // the API refuses text blocks of white space only, such as the "\n\n" before a call
             content.push_back(std::visit(block_json{sp}, b));
         }
         auto& message = messages.emplace_back(boost::json::object(sp)).get_object();

@@ -4,7 +4,10 @@
 
 #include <curl/curl.h>
 
+#include <arpa/inet.h>
+
 #include <algorithm>
+#include <charconv>
 #include <cstdlib>
 #include <ctime>
 #include <memory>
@@ -27,8 +30,12 @@ struct curl_url_part {
     ~curl_url_part() { curl_free(text); }
 };
 
-bool is_loopback(std::string_view host) {
-    return host == "localhost" || host == "[::1]" || host == "::1" || host.starts_with("127.");
+// A name is loopback only when it is one: "127.evil.example" resolves wherever its owner likes.
+bool is_loopback(std::string const& host) {
+    if (host == "localhost" || host == "[::1]" || host == "::1")
+        return true;
+    in_addr address{};
+    return ::inet_pton(AF_INET, host.c_str(), &address) == 1 && (ntohl(address.s_addr) >> 24) == 127;
 }
 
 // The URL's scheme and host, through libcurl's own parser.
@@ -76,17 +83,21 @@ bool header_is(std::string_view line, std::string_view name) {
 }
 
 // retry-after is seconds or an HTTP date (RFC 9110 section 10.2.3).
+// Clamped to a day: the value is the server's to choose, and max_retry_wait judges it anyway.
 std::optional<std::chrono::milliseconds> retry_after_of(std::string_view value) {
+    constexpr std::int64_t a_day = 86'400;
+    std::int64_t seconds = 0;
+    auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), seconds);
+    if (ec == std::errc::result_out_of_range && end != value.data())
+        seconds = a_day;
+    if (end == value.data() + value.size() && end != value.data() && seconds >= 0)
+        return std::chrono::seconds(std::min(seconds, a_day));
     std::string text(value);
-    char* end = nullptr;
-    auto seconds = std::strtod(text.c_str(), &end);
-    if (end != text.c_str() && *end == '\0' && seconds >= 0)
-        return std::chrono::milliseconds(static_cast<std::int64_t>(seconds * 1000));
     auto when = curl_getdate(text.c_str(), nullptr);
     if (when < 0)
         return std::nullopt;
     auto wait = static_cast<std::int64_t>(when) - static_cast<std::int64_t>(std::time(nullptr));
-    return std::chrono::seconds(std::max<std::int64_t>(wait, 0));
+    return std::chrono::seconds(std::clamp<std::int64_t>(wait, 0, a_day));
 }
 
 std::size_t on_header(char* data, std::size_t size, std::size_t count, void* user) {
@@ -125,6 +136,7 @@ std::string error_message_of(std::string_view body) {
 http_model::http_model(http_endpoint endpoint) : endpoint_(std::move(endpoint)) {
     init_curl_once();
     auto const [scheme, host] = scheme_and_host(endpoint_.url);
+    loopback_ = is_loopback(host);
     if (scheme != "https" && scheme != "http")
         throw std::invalid_argument("the model endpoint " + endpoint_.url + " is not http or https");
     if (endpoint_.api_key_variable.empty())
@@ -135,7 +147,7 @@ http_model::http_model(http_endpoint endpoint) : endpoint_(std::move(endpoint)) 
                                     " holding the API key for " + endpoint_.url +
                                     " is not set: export it, or set the endpoint's key variable to \"\" for "
                                     "a server without keys");
-    if (scheme == "http" && !is_loopback(host))
+    if (scheme == "http" && !loopback_)
         throw std::invalid_argument("the API key in " + endpoint_.api_key_variable + " would be sent in the clear to " +
                                     host + ": use https, or plain http only to a loopback address");
     key_ = key;
@@ -144,8 +156,9 @@ http_model::http_model(http_endpoint endpoint) : endpoint_(std::move(endpoint)) 
 std::string http_model::redacted(std::string text) const {
     if (key_.empty())
         return text;
-    for (auto at = text.find(key_); at != std::string::npos; at = text.find(key_, at))
-        text.replace(at, key_.size(), "[redacted]");
+    constexpr std::string_view mark = "[redacted]";
+    for (auto at = text.find(key_); at != std::string::npos; at = text.find(key_, at + mark.size()))
+        text.replace(at, key_.size(), mark);
     return text;
 }
 
@@ -154,6 +167,7 @@ http_reply http_model::exchange(model_request const& request, model_call_context
     t.cap = endpoint_.max_body_bytes;
     t.stop = context.stop;
     auto const body = body_of(request);
+    char error[CURL_ERROR_SIZE] = {}; // written by libcurl until the handle is cleaned up, so declared first
     std::unique_ptr<CURL, decltype(&curl_easy_cleanup)> h(curl_easy_init(), curl_easy_cleanup);
     if (!h) {
         t.reply.transport_error = "libcurl could not make a handle";
@@ -174,11 +188,12 @@ http_reply http_model::exchange(model_request const& request, model_call_context
         t.reply.transport_error = "the call's deadline passed before it was sent";
         return t.reply;
     }
-    char error[CURL_ERROR_SIZE] = {};
     auto* e = h.get();
     curl_easy_setopt(e, CURLOPT_URL, endpoint_.url.c_str());
     curl_easy_setopt(e, CURLOPT_PROTOCOLS_STR, "http,https");
     curl_easy_setopt(e, CURLOPT_FOLLOWLOCATION, 0L);
+    if (loopback_)
+        curl_easy_setopt(e, CURLOPT_PROXY, ""); // a proxy variable must not carry a loopback request elsewhere
     curl_easy_setopt(e, CURLOPT_NOSIGNAL, 1L);
     curl_easy_setopt(e, CURLOPT_POST, 1L);
     curl_easy_setopt(e, CURLOPT_POSTFIELDS, body.data());
@@ -207,7 +222,7 @@ http_reply http_model::exchange(model_request const& request, model_call_context
         t.reply.transport_failure = model_failure::permanent;
         what = "the reply passed the cap of " + std::to_string(t.cap) + " bytes";
     } else if (rc == CURLE_ABORTED_BY_CALLBACK) {
-        t.reply.transport_failure = model_failure::cut_off;
+        t.reply.transport_failure = sent > 0 ? model_failure::cut_off : model_failure::transient;
         what = "the call was stopped (its deadline or its run's cancel) after " + std::to_string(t.reply.body.size()) +
                " bytes of reply";
     } else if (rc == CURLE_PEER_FAILED_VERIFICATION || rc == CURLE_SSL_CONNECT_ERROR || rc == CURLE_SSL_CERTPROBLEM ||

@@ -39,8 +39,25 @@ void read_usage(boost::json::object const& u, model_usage& usage) {
     usage.output_tokens = count_at(u, "completion_tokens");
 }
 
-void read_message_into(boost::json::object const& message, model_response& out,
-                       std::map<std::uint64_t, model_tool_call>& calls, bool delta) {
+// The calls of a reply in the order they began. A delta belongs to the call its index names, unless
+// it carries a new id: some compatible servers (Ollama among them) send index 0, or none, for every
+// call, and only the id tells the calls apart.
+struct call_list {
+    std::vector<model_tool_call> calls;
+    std::map<std::uint64_t, std::size_t> by_index;
+
+    model_tool_call& at(std::uint64_t index, std::string const& id) {
+        auto found = by_index.find(index);
+        if (found == by_index.end() ||
+            (!id.empty() && !calls[found->second].id.empty() && calls[found->second].id != id)) {
+            calls.emplace_back();
+            found = by_index.insert_or_assign(index, calls.size() - 1).first;
+        }
+        return calls[found->second];
+    }
+};
+
+void read_message_into(boost::json::object const& message, model_response& out, call_list& calls, bool delta) {
     if (auto const* c = message.if_contains("content"); c && c->is_string())
         out.text += c->get_string();
     auto const* list = message.if_contains("tool_calls");
@@ -51,8 +68,9 @@ void read_message_into(boost::json::object const& message, model_response& out,
         auto const* call = item.if_object();
         if (!call)
             continue;
-        auto& c = calls[delta ? count_at(*call, "index") : position++];
-        if (auto id = string_at(*call, "id"); !id.empty())
+        auto id = string_at(*call, "id");
+        auto& c = calls.at(delta ? count_at(*call, "index") : position++, id);
+        if (!id.empty())
             c.id = std::move(id);
         if (auto const* f = object_at(*call, "function")) {
             c.name += string_at(*f, "name");
@@ -61,8 +79,8 @@ void read_message_into(boost::json::object const& message, model_response& out,
     }
 }
 
-model_response finished(model_response out, std::map<std::uint64_t, model_tool_call>& calls) {
-    for (auto& [index, c] : calls) {
+model_response finished(model_response out, call_list& calls) {
+    for (auto& c : calls.calls) {
         if (c.arguments.empty())
             c.arguments = "{}";
         out.tool_calls.push_back(std::move(c));
@@ -70,10 +88,18 @@ model_response finished(model_response out, std::map<std::uint64_t, model_tool_c
     return out;
 }
 
+// Arguments that are not a JSON object (the runtime refused them, and the call's result says why)
+// are sent back as {}: compatible servers parse the history's arguments and refuse the request.
+std::string arguments_for_history(std::string const& arguments) {
+    boost::system::error_code ec;
+    auto v = boost::json::parse(arguments, ec);
+    return !ec && v.is_object() ? arguments : std::string("{}");
+}
+
 model_result read_stream(std::string_view body, std::string const& where) {
     sse::reader stream(body);
     model_response out;
-    std::map<std::uint64_t, model_tool_call> calls;
+    call_list calls;
     std::size_t n = 0;
     wire::event_parser parser;
     while (auto const e = stream.next()) {
@@ -113,7 +139,7 @@ model_result read_completion(std::string_view body, std::string const& where) {
     if (ec || !o)
         return wire::cut_off(where + ": the reply is not a JSON object, so it is lost");
     model_response out;
-    std::map<std::uint64_t, model_tool_call> calls;
+    call_list calls;
     if (auto const* u = object_at(*o, "usage"))
         read_usage(*u, out.usage);
     auto const* choices = o->if_contains("choices");
@@ -151,9 +177,10 @@ std::string openai_model::body_of(model_request const& r) const {
             if (auto const* t = std::get_if<text_block>(&b)) {
                 text += t->text;
             } else if (auto const* c = std::get_if<model_tool_call>(&b)) {
-                calls.push_back({{"id", c->id},
-                                 {"type", "function"},
-                                 {"function", {{"name", c->name}, {"arguments", c->arguments}}}});
+                calls.push_back(
+                    {{"id", c->id},
+                     {"type", "function"},
+                     {"function", {{"name", c->name}, {"arguments", arguments_for_history(c->arguments)}}}});
             } else if (auto const* result = std::get_if<tool_result_block>(&b)) {
                 messages.push_back({{"role", "tool"},
                                     {"tool_call_id", result->call_id},
@@ -191,8 +218,13 @@ std::string openai_model::body_of(model_request const& r) const {
 }
 
 model_result openai_model::read(http_reply const& reply) const {
-    if (auto failure = failure_of(reply, "OpenAI-compatible server"))
+    if (auto failure = failure_of(reply, "OpenAI-compatible server")) {
+        if (reply.status == 429 && reply.body.find("insufficient_quota") != std::string::npos) {
+            failure->kind = model_failure::permanent; // no retry pays a bill
+            failure->retry_after.reset();
+        }
         return *failure;
+    }
     auto const where = "OpenAI-compatible server at " + url();
     auto first = reply.body.find_first_not_of(" \t\r\n");
     auto out = first != std::string::npos && reply.body[first] == '{' ? read_completion(reply.body, where)

@@ -176,8 +176,15 @@ model_result session::complete(model& m, model_request const& request, std::uint
 }
 
 decision decision_from(model_response const& response) {
-    if (response.tool_calls.empty())
+    if (response.tool_calls.empty()) {
+        auto said = response.text.empty() ? std::string(" (no text)") : ": " + response.text.substr(0, 200);
+        if (response.stop == stop_reason::refusal)
+            return decision::fail("the model refused to go on" + said);
+        if (response.stop == stop_reason::max_tokens)
+            return decision::fail("the model's reply reached its output cap (max_output_tokens) before it ended" +
+                                  said);
         return decision::complete(response.text);
+    }
     auto const& first = response.tool_calls.front();
     std::vector<ignored_call> ignored;
     for (auto const& c : std::span(response.tool_calls).subspan(1))

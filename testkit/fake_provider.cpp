@@ -127,7 +127,7 @@ std::string anthropic_refusal(received_request const& r, fake_provider_options c
         auto const* content = message->if_contains("content");
         if (!content || (!content->is_string() && !content->is_array()))
             return "invalid_request_error: " + at + ".content: a string or a list of blocks is required";
-        std::vector<std::string> calls;
+        std::vector<std::string> calls, answered;
         if (content->is_array()) {
             std::size_t k = 0;
             for (auto const& b : content->get_array()) {
@@ -137,16 +137,19 @@ std::string anthropic_refusal(received_request const& r, fake_provider_options c
                                       ? std::string(block->at("type").get_string())
                                       : std::string();
                 if (type == "text") {
-                    if (!block->contains("text") || !block->at("text").is_string() ||
-                        block->at("text").get_string().empty())
-                        return "invalid_request_error: " + where + ": text content blocks must be non-empty";
+                    auto const* text = block->if_contains("text");
+                    if (!text || !text->is_string() ||
+                        std::string_view(text->get_string()).find_first_not_of(" \t\r\n") == std::string_view::npos)
+                        return "invalid_request_error: " + where +
+                               ": text content blocks must contain non-whitespace text";
                 } else if (type == "tool_use") {
                     if (role != "assistant")
                         return "invalid_request_error: " + where + ": tool_use blocks belong to assistant messages";
-                    if (!block->contains("id") || !block->contains("name") || !block->contains("input") ||
+                    auto const* id = block->if_contains("id");
+                    if (!id || !id->is_string() || !block->contains("name") || !block->contains("input") ||
                         !block->at("input").is_object())
                         return "invalid_request_error: " + where + ": tool_use needs id, name and an object input";
-                    calls.emplace_back(block->at("id").as_string());
+                    calls.emplace_back(id->get_string());
                 } else if (type == "tool_result") {
                     auto const* id = block->if_contains("tool_use_id");
                     if (!id || !id->is_string() ||
@@ -155,11 +158,16 @@ std::string anthropic_refusal(received_request const& r, fake_provider_options c
                         return "invalid_request_error: " + where +
                                ": each tool_result block must have a corresponding tool_use block in the "
                                "previous message";
+                    answered.emplace_back(id->get_string());
                 } else {
                     return "invalid_request_error: " + where + ": unknown content block type '" + type + "'";
                 }
             }
         }
+        for (auto const& id : open_calls)
+            if (std::find(answered.begin(), answered.end(), id) == answered.end())
+                return "invalid_request_error: " + at +
+                       ": tool_use ids were found without tool_result blocks immediately after: " + id;
         open_calls = std::move(calls);
     }
     if (expected_role != "assistant")
@@ -203,13 +211,20 @@ std::string openai_refusal(received_request const& r, fake_provider_options cons
         auto const role = std::string(message->at("role").get_string());
         if (role == "tool") {
             auto const* id = message->if_contains("tool_call_id");
-            if (!id || !id->is_string() ||
-                std::find(open_calls.begin(), open_calls.end(), std::string(id->get_string())) == open_calls.end())
+            auto const open = id && id->is_string()
+                                  ? std::find(open_calls.begin(), open_calls.end(), std::string(id->get_string()))
+                                  : open_calls.end();
+            if (open == open_calls.end())
                 return "invalid_request_error: " + at +
                        ": messages with role 'tool' must be a response to a preceeding message with 'tool_calls'";
+            open_calls.erase(open);
             continue;
         }
-        open_calls.clear();
+        if (!open_calls.empty())
+            return "invalid_request_error: " + at +
+                   ": an assistant message with 'tool_calls' must be followed by tool messages responding to each "
+                   "'tool_call_id'; " +
+                   open_calls.front() + " has none";
         if (role == "assistant") {
             if (auto const* calls = message->if_contains("tool_calls")) {
                 if (!calls->is_array())
@@ -222,13 +237,20 @@ std::string openai_refusal(received_request const& r, fake_provider_options cons
                         return "invalid_request_error: " + at +
                                ".tool_calls: each needs an id and a function with "
                                "string arguments";
-                    open_calls.emplace_back(call->at("id").as_string());
+                    auto const* id = call->at("id").if_string();
+                    if (!id)
+                        return "invalid_request_error: " + at + ".tool_calls: an id is a string";
+                    open_calls.emplace_back(*id);
                 }
             }
         } else if (role != "user" && role != "system" && role != "developer") {
             return "invalid_request_error: " + at + ": '" + role + "' is not a role";
         }
     }
+    if (!open_calls.empty())
+        return "invalid_request_error: an assistant message with 'tool_calls' must be followed by tool messages "
+               "responding to each 'tool_call_id'; " +
+               open_calls.front() + " has none";
     return {};
 }
 
@@ -441,19 +463,37 @@ struct fake_provider::impl {
             auto request_body = boost::json::parse(r.body, parse_error);
             bool stream = !parse_error && request_body.is_object() && request_body.get_object().contains("stream") &&
                           request_body.get_object().at("stream") == true;
-            std::string model = !parse_error && request_body.is_object() && request_body.get_object().contains("model")
-                                    ? std::string(request_body.get_object().at("model").as_string())
-                                    : "fake";
-            play(*reply, number, stream, model, write);
+            auto const* named =
+                !parse_error && request_body.is_object() ? request_body.get_object().if_contains("model") : nullptr;
+            std::string model = named && named->is_string() ? std::string(named->get_string()) : "fake";
+            play(*reply, number, stream, model, socket, write);
+        }
+        { // before the close, which ends the client's transfer: a test reading requests() sees it all
+            std::lock_guard lock(mutex);
+            received[number - 1].sent = std::move(sent);
         }
         socket.shutdown(tcp::socket::shutdown_both, ec);
         socket.close(ec);
-        std::lock_guard lock(mutex);
-        received[number - 1].sent = std::move(sent);
+    }
+
+    // Waits `length`, or until the server stops or the client goes away.
+    void stall_for(std::chrono::milliseconds length, tcp::socket& socket) {
+        auto const until = std::chrono::steady_clock::now() + length;
+        boost::system::error_code ec;
+        socket.non_blocking(true, ec);
+        std::unique_lock lock(mutex);
+        while (!stopping && std::chrono::steady_clock::now() < until) {
+            stopping_changed.wait_for(lock, std::chrono::milliseconds(20));
+            char byte;
+            auto const n = socket.receive(net::buffer(&byte, 1), tcp::socket::message_peek, ec);
+            if (ec != net::error::would_block && (ec || n == 0))
+                return; // the client closed its end
+        }
     }
 
     template <class Write>
-    void play(provider_reply const& p, std::size_t number, bool stream, std::string const& model, Write const& write) {
+    void play(provider_reply const& p, std::size_t number, bool stream, std::string const& model, tcp::socket& socket,
+              Write const& write) {
         bool const anthropic = wire == wire_format::anthropic;
         if (p.kind_ == "raw") {
             write(head(p.status_, p.body_.starts_with("{") ? "application/json" : "text/event-stream", p.headers_) +
@@ -486,9 +526,8 @@ struct fake_provider::impl {
         write(head(200, "text/event-stream"));
         auto events = anthropic ? anthropic_events(p, number, model) : openai_events(p, number, model);
         for (auto const& e : events) {
-            if (e.empty()) { // the stall
-                std::unique_lock lock(mutex);
-                stopping_changed.wait_for(lock, p.stall_, [&] { return stopping; });
+            if (e.empty()) {
+                stall_for(p.stall_, socket);
                 return;
             }
             if (!write(e))

@@ -5,6 +5,8 @@
 
 #include "models/support.hpp"
 
+#include <thread>
+
 #include <doctest/doctest.h>
 
 using namespace models_test;
@@ -102,6 +104,29 @@ TEST_SUITE("models") {
             "tools": [{"name": "lookup_order", "description": "Looks an order up.",
                        "input_schema": {"type": "object", "properties": {"order_id": {"type": "string"}},
                                         "required": ["order_id"]}}]})"));
+    }
+
+    TEST_CASE("anthropic client: text of white space only is left out, since the API refuses it") {
+        fake_provider server(wire_format::anthropic, {provider_reply::text("ok")});
+        auto model = client(server);
+        auto r = after_one_step();
+        std::get<agentrt::text_block>(r.messages[1].content[0]).text = "\n\n";
+        reply_of(call(model, r));
+        CHECK(server.requests().at(0).refused == "");
+        auto body = json_of(server.requests().at(0).body);
+        CHECK(body.at("messages").at(1).at("content").at(0).at("type") == "tool_use");
+    }
+
+    TEST_CASE("anthropic client: a retry-after of any size is read without overflow, clamped to a day") {
+        fake_provider server(
+            wire_format::anthropic,
+            {provider_reply::raw(429, R"({"type":"error","error":{"type":"rate_limit_error","message":"slow"}})",
+                                 {"retry-after: 99999999999999999999999"}),
+             provider_reply::raw(429, R"({"type":"error","error":{"type":"rate_limit_error","message":"slow"}})",
+                                 {"retry-after: inf"})});
+        auto model = client(server);
+        CHECK(error_of(call(model, ticket_request())).retry_after == std::chrono::hours(24));
+        CHECK_FALSE(error_of(call(model, ticket_request())).retry_after.has_value());
     }
 
     TEST_CASE("anthropic client: arguments that are not a JSON object are sent as an empty input") {
@@ -203,12 +228,11 @@ TEST_SUITE("models") {
         fake_provider server(wire_format::anthropic, {provider_reply::stall(std::chrono::seconds(30))});
         auto model = client(server);
         std::stop_source stop;
-        std::thread stopper([&] {
+        std::jthread stopper([&] {
             std::this_thread::sleep_for(std::chrono::milliseconds(200));
             stop.request_stop();
         });
         auto const e = error_of(call(model, ticket_request(), std::chrono::seconds(30), stop.get_token()));
-        stopper.join();
         CHECK(e.kind == model_failure::cut_off);
         CHECK(e.message.find("was stopped") != std::string::npos);
     }
@@ -266,5 +290,19 @@ TEST_SUITE("models") {
             {.base_url = "http://127.0.0.1:9", .api_key_variable = "AGENTRT_TEST_ANTHROPIC_KEY"}));
         CHECK_NOTHROW(agentrt::anthropic_model(
             {.base_url = "http://localhost:9", .api_key_variable = "AGENTRT_TEST_ANTHROPIC_KEY"}));
+        CHECK_NOTHROW(agentrt::anthropic_model(
+            {.base_url = "http://127.200.0.1:9", .api_key_variable = "AGENTRT_TEST_ANTHROPIC_KEY"}));
+        for (auto const* lookalike : {"http://127.evil.example", "http://127.0.0.1.evil.example", "http://128.0.0.1"})
+            CHECK_THROWS_AS(
+                agentrt::anthropic_model({.base_url = lookalike, .api_key_variable = "AGENTRT_TEST_ANTHROPIC_KEY"}),
+                std::invalid_argument);
+    }
+
+    TEST_CASE("anthropic client: a loopback request never goes through a proxy the environment names") {
+        fake_provider server(wire_format::anthropic, {provider_reply::text("direct")});
+        scoped_env proxy("http_proxy", "http://127.0.0.1:9"); // nothing listens there
+        scoped_env all("ALL_PROXY", "http://127.0.0.1:9");
+        auto model = client(server);
+        CHECK(reply_of(call(model, ticket_request())).text == "direct");
     }
 }

@@ -2,6 +2,7 @@
 #include <agentrt/testkit/fake_provider.hpp>
 
 #include <agentrt/models/anthropic.hpp>
+#include <agentrt/models/openai.hpp>
 
 #include "models/support.hpp"
 
@@ -27,6 +28,18 @@ TEST_SUITE("models") {
         auto twice = ticket_request();
         twice.messages.push_back(agentrt::model_message::user("again"));
         CHECK(error_of(call(model, twice)).message.find("roles must alternate") != std::string::npos);
+    }
+
+    TEST_CASE("fake provider: a call left without its result is refused, on either wire") {
+        auto unanswered = after_one_step();
+        unanswered.messages[2].content.pop_back(); // step_0_1 has no result now
+        fake_provider anthropic(wire_format::anthropic, {provider_reply::text("ok")});
+        agentrt::anthropic_model a({.base_url = anthropic.base_url(), .api_key_variable = ""});
+        CHECK(error_of(call(a, unanswered)).message.find("without tool_result blocks immediately after: step_0_1") !=
+              std::string::npos);
+        fake_provider openai(wire_format::openai, {provider_reply::text("ok")});
+        agentrt::openai_model o({.base_url = openai.base_url(), .api_key_variable = ""});
+        CHECK(error_of(call(o, unanswered)).message.find("step_0_1 has none") != std::string::npos);
     }
 
     TEST_CASE("fake provider: a request without the expected key gets 401") {

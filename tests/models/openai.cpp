@@ -80,6 +80,53 @@ TEST_SUITE("models") {
                                       "required": ["order_id"]}}}]})"));
     }
 
+    TEST_CASE("openai client: calls that share one index, as Ollama streams them, stay apart by their ids") {
+        auto const chunk = [](std::string const& delta) {
+            return R"(data: {"choices":[{"index":0,"delta":)" + delta +
+                   R"(,"finish_reason":null}]})"
+                   "\n\n";
+        };
+        fake_provider server(
+            wire_format::openai,
+            {provider_reply::raw(
+                200,
+                chunk(
+                    R"({"tool_calls":[{"index":0,"id":"a","function":{"name":"lookup_order","arguments":"{\"order_id\":\"1\"}"}}]})") +
+                    chunk(
+                        R"({"tool_calls":[{"index":0,"id":"b","function":{"name":"lookup_order","arguments":"{\"order_id\":\"2\"}"}}]})") +
+                    "data: [DONE]\n\n")});
+        auto model = client(server);
+        auto const reply = reply_of(call(model, ticket_request()));
+        REQUIRE(reply.tool_calls.size() == 2);
+        CHECK(reply.tool_calls[0].id == "a");
+        CHECK(reply.tool_calls[0].arguments == R"({"order_id":"1"})");
+        CHECK(reply.tool_calls[1].id == "b");
+        CHECK(reply.tool_calls[1].arguments == R"({"order_id":"2"})");
+    }
+
+    TEST_CASE("openai client: arguments that are not a JSON object go back in the history as {}") {
+        fake_provider server(wire_format::openai, {provider_reply::text("ok")});
+        auto model = client(server);
+        auto r = after_one_step();
+        std::get<agentrt::model_tool_call>(r.messages[1].content[1]).arguments = R"({"order_id":)";
+        reply_of(call(model, r));
+        auto body = json_of(server.requests().at(0).body);
+        CHECK(body.at("messages").at(2).at("tool_calls").at(0).at("function").at("arguments") == "{}");
+    }
+
+    TEST_CASE("openai client: a 429 for an exhausted quota is permanent: no retry pays a bill") {
+        fake_provider server(
+            wire_format::openai,
+            {provider_reply::raw(
+                429,
+                R"({"error":{"message":"You exceeded your current quota","type":"insufficient_quota","code":"insufficient_quota"}})",
+                {"retry-after: 1"})});
+        auto model = client(server);
+        auto const e = error_of(call(model, ticket_request()));
+        CHECK(e.kind == model_failure::permanent);
+        CHECK_FALSE(e.retry_after.has_value());
+    }
+
     TEST_CASE("openai client: the output cap's key is configurable for OpenAI's newer models") {
         fake_provider server(wire_format::openai, {provider_reply::text("ok")});
         auto model = client(server, {.max_tokens_key = "max_completion_tokens"});

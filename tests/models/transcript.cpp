@@ -88,8 +88,12 @@ TEST_SUITE("models") {
         changed.system = "You handle tickets.";
         auto const e = error_of(call(replay, changed));
         CHECK(e.kind == agentrt::model_failure::permanent);
-        CHECK(e.message.find("request 2 differs from exchange 2 of the transcript " + file.string() + " at byte") !=
-              std::string::npos);
+        auto const recorded = agentrt::canonical_request(after_one_step()), sent = agentrt::canonical_request(changed);
+        std::size_t at = 0;
+        while (recorded[at] == sent[at])
+            ++at;
+        CHECK(e.message.find("request 2 differs from exchange 2 of the transcript " + file.string() + " at byte " +
+                             std::to_string(at) + ":") != std::string::npos);
         auto const past = error_of(call(replay, ticket_request()));
         CHECK(past.message.find("past the end of the transcript") != std::string::npos);
     }

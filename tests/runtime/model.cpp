@@ -242,6 +242,40 @@ TEST_CASE("a reply with several tool calls runs the first and notes the others")
     CHECK(agentrt::read_run(s, "run-1").value().steps[0].ignored_calls == 1);
 }
 
+TEST_CASE("a reply's further calls are recorded with the decision, in order, and read back") {
+    agentrt::model_response r;
+    r.text = "Checking both.";
+    r.tool_calls = {{"a", "lookup_order", R"({"order_id":"ord-1"})"},
+                    {"b", "lookup_order", R"({"order_id":"ord-2"})"},
+                    {"c", "wipe_account", "{}"}};
+    auto d = agentrt::decision_from(r);
+    CHECK(d.tool == "lookup_order");
+    CHECK(d.summary == "Checking both.");
+    REQUIRE(d.ignored.size() == 2);
+    auto back = agentrt::decision::from_text(d.to_text());
+    REQUIRE(back);
+    CHECK(back->ignored.size() == 2);
+    CHECK(back->ignored[1].tool == "wipe_account");
+    CHECK(back->ignored[0].arguments == R"({"order_id":"ord-2"})");
+}
+
+TEST_CASE("a refusal or a reply cut at its output cap is no answer: the decision fails, saying which") {
+    agentrt::model_response refused;
+    refused.text = "I can't help with that.";
+    refused.stop = agentrt::stop_reason::refusal;
+    auto d = agentrt::decision_from(refused);
+    CHECK(d.kind == agentrt::decision_kind::fail);
+    CHECK(d.summary == "the model refused to go on: I can't help with that.");
+    agentrt::model_response capped;
+    capped.stop = agentrt::stop_reason::max_tokens;
+    d = agentrt::decision_from(capped);
+    CHECK(d.kind == agentrt::decision_kind::fail);
+    CHECK(d.summary.find("reached its output cap (max_output_tokens)") != std::string::npos);
+    agentrt::model_response answered;
+    answered.text = "done";
+    CHECK(agentrt::decision_from(answered).kind == agentrt::decision_kind::complete);
+}
+
 namespace {
 // A model whose `complete` is the test's own function.
 struct scripted_model : agentrt::model {

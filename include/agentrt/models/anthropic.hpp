@@ -1,7 +1,7 @@
 // agentrt/models/anthropic.hpp — a client of Anthropic's Messages API (https://docs.anthropic.com/en/api/messages).
 //
 //     agentrt::anthropic_model model;  // https://api.anthropic.com, key from ANTHROPIC_API_KEY
-//     agentrt::chat_agent agent(model, table, {.model = "claude-sonnet-4-5"});
+//     agentrt::chat_agent agent(model, table, {.model = "claude-sonnet-4-0"});
 //
 // The request streams (server-sent events: message_start, content_block_start/_delta/_stop with
 // text and input_json_delta fragments, message_delta with the stop reason and usage, message_stop);

@@ -6,9 +6,9 @@
 //
 // complete() is exchange() then read(). The exchange POSTs the provider's request body with a
 // timeout from the call's deadline; the call's stop token aborts the transfer; redirects are not
-// followed; a body past `max_body_bytes` is cut off. The API key is read from the environment when
-// the client is made, is sent only over HTTPS or to a loopback address, and never appears in an
-// error, a record or a transcript: every message the client makes has it redacted.
+// followed; a body past `max_body_bytes` is refused. The API key is read from the environment when
+// the client is made, is sent only over HTTPS or to a loopback address (never through a proxy), and
+// never appears in an error, a record or a transcript: every message the client makes has it redacted.
 #pragma once
 
 #include <agentrt/runtime/model.hpp>
@@ -73,6 +73,7 @@ protected:
 private:
     http_endpoint endpoint_;
     std::string key_;
+    bool loopback_ = false; // never through a proxy
 };
 
 } // namespace agentrt

@@ -147,8 +147,10 @@ struct model_limits {
 // what render equivalence compares byte for byte.
 std::string canonical_request(model_request const& request);
 
-// The first tool call of a reply becomes the step's decision (the others are noted, never run); a
-// reply without tool calls completes the run with its text.
+// The first tool call of a reply becomes the step's decision (the others are recorded with it, never
+// run); a reply without tool calls completes the run with its text, unless the model refused
+// (stop_reason::refusal) or its reply was cut at the output cap (max_tokens): those fail the run,
+// since neither text is an answer.
 decision decision_from(model_response const& response);
 
 } // namespace agentrt
