@@ -2,10 +2,12 @@
 //
 // `pattern` is matched as JSON Schema says (unanchored: use ^ and $) by RE2, which stays linear in
 // the input whatever the pattern. The subset is what ECMA-262, RE2 and Python's `re` read alike on
-// ASCII text (on other text Python's \d \w \s also match Unicode; here, as in ECMA-262, they do not):
-//   literals; `.` (any code point but \n); `^` `$` (start and end of the whole string);
-//   classes `[a-z]`, `[^...]` with ranges; `\d` = [0-9], `\w` = [A-Za-z0-9_], `\s` = [\t\n\f\r ]
-//   and their negations (ASCII, inside classes too); escapes `\n \r \t \f \v` and `\` before any of
+// ASCII text (on other text Python's \d and \w also match Unicode; here, as in ECMA-262, they do not):
+//   literals; `.` (any code point but a line terminator: \n \r U+2028 U+2029); `^` `$` (start and
+//   end of the whole string); classes `[a-z]`, `[^...]` with ranges; `\d` = [0-9], `\w` =
+//   [A-Za-z0-9_] (ASCII, inside classes too); `\s` = ECMA-262's WhiteSpace and LineTerminator, `\S`
+//   its complement (translated for RE2; `\S` inside a class is RE2's ASCII one: docs/catalogue.md);
+//   escapes `\n \r \t \f \v` and `\` before any of
 //   ^ $ \ . * + ? ( ) [ ] { } | / -; groups `( )` and `(?: )`; alternation `|`; quantifiers
 //   `* + ?` and `{n}` `{n,}` `{n,m}` up to 1000, each optionally lazy (`?`); nested counts (m, or
 //   n for `{n,}`) multiply, and RE2 refuses a product above 1000, so the subset does too.
