@@ -287,7 +287,14 @@ private:
         if (k.unique_items)
             unique(a);
         for (std::size_t i = 0; i < a.size(); ++i)
-            at(i, [&] { walk(*t.element, a[i], target ? t.ops.append(target) : nullptr); });
+            at(i, [&] {
+                if (!t.ops.push_bool)
+                    return walk(*t.element, a[i], target ? t.ops.append(target) : nullptr);
+                bool b = false; // std::vector<bool>: its elements have no address
+                walk(*t.element, a[i], target ? &b : nullptr);
+                if (target && v.is_array() && a[i].is_bool())
+                    t.ops.push_bool(target, b);
+            });
     }
 
     void unique(json::array const& a) {

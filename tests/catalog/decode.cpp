@@ -2,6 +2,7 @@
 #include <agentrt/catalog/decode.hpp>
 
 #include <agentrt/catalog/canonical_json.hpp>
+#include <agentrt/catalog/schema.hpp>
 
 #include "support/test_tools.hpp"
 
@@ -30,12 +31,29 @@ bool refuses_with(std::string_view text, std::string_view pointer, std::string_v
                        [&](violation const& v) { return v.pointer == pointer && v.keyword == keyword; });
 }
 
+struct switches {
+    BOOST_HANA_DEFINE_STRUCT(switches, (std::vector<bool>, flags),
+                             (agentrt::field<std::vector<bool>, agentrt::max_items<2>>, pair));
+};
+
 constexpr std::string_view valid_send =
     R"({"to":{"kind":"email","address":"a@b.c"},"cc":[],"subject":"hi","counters":{}})";
 
 } // namespace
 
 TEST_SUITE("decode") {
+
+    TEST_CASE("std::vector<bool> decodes, encodes and is checked like any vector") {
+        auto d = agentrt::decode<switches>(R"({"flags":[true,false,true],"pair":[false]})");
+        REQUIRE(d);
+        CHECK(d->flags == std::vector<bool>{true, false, true});
+        CHECK(d->pair.get() == std::vector<bool>{false});
+        CHECK(agentrt::canonical_json(agentrt::to_json(*d)) == R"({"flags":[true,false,true],"pair":[false]})");
+        CHECK(refuses_with<switches>(R"({"flags":[true,1],"pair":[]})", "/flags/1", "type"));
+        CHECK(refuses_with<switches>(R"({"flags":[],"pair":[true,true,true]})", "/pair", "maxItems"));
+        CHECK(agentrt::canonical_json(agentrt::schema_of<switches>().at("properties").at("flags")) ==
+              R"({"items":{"type":"boolean"},"type":"array"})");
+    }
 
     TEST_CASE("a valid document decodes into the struct, members read as plain values") {
         auto r = agentrt::decode<send_args>(

@@ -40,7 +40,18 @@ struct long_identifiers {
         (field<std::string, agentrt::min_length<36>, agentrt::max_length<40>, agentrt::pattern<"^[0-9a-f]+$">>, hex));
 };
 
+struct switches {
+    BOOST_HANA_DEFINE_STRUCT(switches, (std::vector<bool>, flags),
+                             (field<std::vector<bool>, agentrt::max_items<2>>, pair));
+};
+
 } // namespace
+
+TEST_CASE("vectors_of_bool_generate_values_the_decoder_accepts") {
+    every_generated_value_is_accepted<switches>("switches", 300);
+    for (auto const& v : fuzz::sample(fuzz::valid_json(agentrt::type_info_of<switches>()), 50, 3))
+        CHECK(v.at("pair").as_array().size() <= 2u);
+}
 
 TEST_CASE("a_pattern_with_a_min_length_beyond_its_default_repeats_still_generates") {
     every_generated_value_is_accepted<long_identifiers>("long_identifiers", 300);

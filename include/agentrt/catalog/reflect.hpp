@@ -311,6 +311,25 @@ struct lowering<std::vector<E>> {
     }();
 };
 
+// std::vector<bool> keeps bits, not bools: decoding pushes each value, encoding reads a constant.
+template <>
+struct lowering<std::vector<bool>> {
+    static constexpr bool values[2] = {false, true};
+    static void push_bool(void* self, bool b) { static_cast<std::vector<bool>*>(self)->push_back(b); }
+    static std::size_t size(void const* self) { return static_cast<std::vector<bool> const*>(self)->size(); }
+    static void const* at(void const* self, std::size_t i) {
+        return &values[(*static_cast<std::vector<bool> const*>(self))[i] ? 1 : 0];
+    }
+    static constexpr type_info value = [] {
+        type_info info = reflect_detail::scalar(type_kind::array);
+        info.element = &type_info_of<bool>();
+        info.ops.push_bool = &push_bool;
+        info.ops.size = &size;
+        info.ops.at = &at;
+        return info;
+    }();
+};
+
 template <class E>
 struct lowering<std::map<std::string, E>> {
     static_assert(!reflect_detail::is_optional<E>,

@@ -53,6 +53,7 @@ struct type_operations {
     void* (*append)(void* self) = nullptr;
     std::size_t (*size)(void const* self) = nullptr;
     void const* (*at)(void const* self, std::size_t index) = nullptr;
+    void (*push_bool)(void* self, bool value) = nullptr; // instead of append for std::vector<bool>
     // map
     void* (*insert)(void* self, std::string_view key) = nullptr;
     void (*visit)(void const* self, void* context,
