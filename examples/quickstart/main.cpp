@@ -25,7 +25,7 @@ struct refund {
     static constexpr std::chrono::milliseconds timeout{3000};
     using arguments = refund_args;
     agentrt::tool_result operator()(refund_args const& a, agentrt::call_context const&) const {
-        return agentrt::tool_output{{{"refunded", a.amount.get()}}, "refunded " + a.order_id.get()};
+        return agentrt::tool_output{{{"refunded", a.amount}}, "refunded " + a.order_id};
     }
 };
 

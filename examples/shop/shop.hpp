@@ -37,8 +37,8 @@ struct lookup_order {
     static constexpr std::chrono::milliseconds timeout{2000};
     using arguments = lookup_args;
     agentrt::tool_result operator()(lookup_args const& a, agentrt::call_context const&) const {
-        return agentrt::tool_output{{{"order", a.order_id.get()}, {"status", "refund due"}, {"customer", "ana"}},
-                                    a.order_id.get() + ": refund due"};
+        return agentrt::tool_output{{{"order", a.order_id}, {"status", "refund due"}, {"customer", "ana"}},
+                                    a.order_id + ": refund due"};
     }
 };
 
@@ -53,8 +53,8 @@ struct send_email {
     agentrt::tool_result operator()(email_args const& a, agentrt::call_context const& c) const {
         if (!outbox.empty())
             std::ofstream(outbox, std::ios::app)
-                << c.idempotency_key << " to " << a.to.get() << ": " << a.subject.get() << '\n';
-        return agentrt::tool_output{{{"sent_to", a.to.get()}}, "sent to " + a.to.get()};
+                << c.idempotency_key << " to " << a.to << ": " << a.subject << '\n';
+        return agentrt::tool_output{{{"sent_to", a.to}}, "sent to " + a.to};
     }
 };
 
@@ -65,7 +65,7 @@ struct wipe_account {
     static constexpr std::chrono::milliseconds timeout{10000};
     using arguments = wipe_args;
     agentrt::tool_result operator()(wipe_args const& a, agentrt::call_context const&) const {
-        return agentrt::tool_output{{{"wiped", a.customer.get()}}, "wiped " + a.customer.get()};
+        return agentrt::tool_output{{{"wiped", a.customer}}, "wiped " + a.customer};
     }
 };
 
@@ -83,10 +83,10 @@ struct policy {
     agentrt::verdict operator()(email_args const& a, agentrt::run_view const& run) const {
         if (run.steps_taken >= 20)
             return agentrt::abort("a run that mails after 20 steps is looping");
-        if (a.to.get().ends_with("@customers.example"))
+        if (a.to.ends_with("@customers.example"))
             return agentrt::allow();
-        return agentrt::require_approval("external_mail", "mail to someone who is not a customer", {{"to", a.to.get()}},
-                                         {{"to", a.to.get()}, {"subject", a.subject.get()}});
+        return agentrt::require_approval("external_mail", "mail to someone who is not a customer", {{"to", a.to}},
+                                         {{"to", a.to}, {"subject", a.subject}});
     }
 
     agentrt::verdict operator()(wipe_args const&, agentrt::run_view const&) const {
