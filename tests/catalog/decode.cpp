@@ -8,7 +8,11 @@
 
 #include <doctest/doctest.h>
 
+#include <boost/json/value_from.hpp>
+#include <boost/json/value_to.hpp>
+
 #include <algorithm>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -42,6 +46,30 @@ constexpr std::string_view valid_send =
 } // namespace
 
 TEST_SUITE("decode") {
+
+    TEST_CASE("fields read as plain values: comparisons, string operations, streams and Boost.JSON") {
+        struct plain {
+            BOOST_HANA_DEFINE_STRUCT(plain, (agentrt::field<int, agentrt::minimum<1>>, count),
+                                     (agentrt::field<bool>, urgent),
+                                     (agentrt::field<std::string, agentrt::max_length<20>>, to));
+        };
+        auto d = agentrt::decode<plain>(R"({"count":3,"urgent":true,"to":"ana@example.com"})");
+        REQUIRE(d);
+        CHECK(d->count == 3);
+        CHECK(d->count < 4);
+        CHECK(d->urgent);
+        CHECK(d->to == "ana@example.com");
+        CHECK(d->to.ends_with("@example.com"));
+        CHECK("to " + d->to == "to ana@example.com");
+        std::ostringstream out;
+        out << d->to << " " << d->count;
+        CHECK(out.str() == "ana@example.com 3");
+        CHECK(boost::json::value_from(d->count) == 3);
+        CHECK(boost::json::value_from(d->urgent) == true);
+        CHECK(boost::json::value_from(d->to) == "ana@example.com");
+        CHECK(boost::json::value_to<decltype(d->count)>(boost::json::value(7)) == 7);
+        CHECK(boost::json::value_to<decltype(d->urgent)>(boost::json::value(false)) == false);
+    }
 
     TEST_CASE("std::vector<bool> decodes, encodes and is checked like any vector") {
         auto d = agentrt::decode<switches>(R"({"flags":[true,false,true],"pair":[false]})");

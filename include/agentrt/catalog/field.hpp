@@ -14,6 +14,9 @@
 
 #include <agentrt/catalog/keywords.hpp>
 
+#include <boost/json/fwd.hpp>
+
+#include <concepts>
 #include <type_traits>
 #include <utility>
 
@@ -52,6 +55,25 @@ struct field : field_detail::storage<T> {
     using field_detail::storage<T>::storage;
     field() = default;
 };
+
+// Boost.JSON converts a field as its value: boost::json::value_from(args.priority) is a number and
+// boost::json::value_to<decltype(args.priority)>(v) reads one. (A field of a class type is that
+// type, which Boost.JSON converts already.) The value is a template parameter so that this header
+// needs only Boost.JSON's declarations.
+template <class Value, class T, class... K>
+requires std::same_as<Value, boost::json::value> && std::is_arithmetic_v<T>
+void tag_invoke(boost::json::value_from_tag const&, Value& out, field<T, K...> const& f) {
+    out = f.get();
+}
+
+template <class Value, class T, class... K>
+requires std::same_as<Value, boost::json::value> && std::is_arithmetic_v<T> field<T, K...>
+tag_invoke(boost::json::value_to_tag<field<T, K...>> const&, Value const& in) {
+    if constexpr (std::is_same_v<T, bool>)
+        return in.as_bool();
+    else
+        return in.template to_number<T>();
+}
 
 template <class T>
 inline constexpr bool is_field = false;
