@@ -235,12 +235,7 @@ model_result anthropic_model::read(http_reply const& reply) const {
     if (auto failure = failure_of(reply, "Anthropic"))
         return *failure;
     auto const where = "Anthropic at " + url();
-    auto first = reply.body.find_first_not_of(" \t\r\n");
-    auto out = first != std::string::npos && reply.body[first] == '{' ? read_message(reply.body, where)
-                                                                      : read_stream(reply.body, where);
-    if (auto* e = std::get_if<model_error>(&out))
-        e->message = redacted(std::move(e->message));
-    return out;
+    return read_body(reply.body, where, read_message, read_stream);
 }
 
 } // namespace agentrt

@@ -257,6 +257,15 @@ std::optional<model_error> http_model::failure_of(http_reply const& reply, std::
                        transient ? reply.retry_after : std::nullopt};
 }
 
+model_result http_model::read_body(std::string const& body, std::string const& where, body_reader whole,
+                                   body_reader stream) const {
+    auto first = body.find_first_not_of(" \t\r\n");
+    auto out = first != std::string::npos && body[first] == '{' ? whole(body, where) : stream(body, where);
+    if (auto* e = std::get_if<model_error>(&out))
+        e->message = redacted(std::move(e->message));
+    return out;
+}
+
 model_result http_model::complete(model_request const& request, model_call_context const& context) {
     return read(exchange(request, context));
 }

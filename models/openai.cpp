@@ -91,9 +91,7 @@ model_response finished(model_response out, call_list& calls) {
 // Arguments that are not a JSON object (the runtime refused them, and the call's result says why)
 // are sent back as {}: compatible servers parse the history's arguments and refuse the request.
 std::string arguments_for_history(std::string const& arguments) {
-    boost::system::error_code ec;
-    auto v = boost::json::parse(arguments, ec);
-    return !ec && v.is_object() ? arguments : std::string("{}");
+    return wire::is_json_object(arguments) ? arguments : std::string("{}");
 }
 
 model_result read_stream(std::string_view body, std::string const& where) {
@@ -226,12 +224,7 @@ model_result openai_model::read(http_reply const& reply) const {
         return *failure;
     }
     auto const where = "OpenAI-compatible server at " + url();
-    auto first = reply.body.find_first_not_of(" \t\r\n");
-    auto out = first != std::string::npos && reply.body[first] == '{' ? read_completion(reply.body, where)
-                                                                      : read_stream(reply.body, where);
-    if (auto* e = std::get_if<model_error>(&out))
-        e->message = redacted(std::move(e->message));
-    return out;
+    return read_body(reply.body, where, read_completion, read_stream);
 }
 
 } // namespace agentrt

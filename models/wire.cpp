@@ -1,5 +1,7 @@
 #include "wire.hpp"
 
+#include <boost/json/parse.hpp>
+
 namespace agentrt::wire {
 
 tool_shape neutral_tool(boost::json::value const& tool) {
@@ -21,6 +23,12 @@ tool_shape neutral_tool(boost::json::value const& tool) {
     if (out.input_schema.is_null())
         out.input_schema = boost::json::object{{"type", "object"}};
     return out;
+}
+
+bool is_json_object(std::string_view arguments) {
+    boost::system::error_code ec;
+    auto v = boost::json::parse(arguments, ec);
+    return !ec && v.is_object();
 }
 
 boost::json::value event_parser::parse(std::string_view text) {

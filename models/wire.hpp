@@ -52,6 +52,10 @@ private:
     boost::json::parser parser_;
 };
 
+// Whether a call's arguments are a JSON object: the runtime refused any that are not, and a wire
+// that carries arguments back in the history sends {} for them.
+bool is_json_object(std::string_view arguments);
+
 inline model_error cut_off(std::string message) {
     return model_error{model_failure::cut_off, std::move(message), std::nullopt};
 }

@@ -9,6 +9,7 @@
 #include <boost/json/serialize.hpp>
 
 #include <algorithm>
+#include <array>
 #include <cctype>
 #include <condition_variable>
 #include <mutex>
@@ -341,32 +342,40 @@ provider_reply provider_reply::stall(std::chrono::milliseconds length) {
     return r;
 }
 
+namespace {
+
+struct named_fault {
+    std::string_view name;
+    provider_reply (*make)();
+};
+std::array<named_fault, 9> const faults{{
+    {"rate_limited", [] { return provider_reply::rate_limited(); }},
+    {"server_error", [] { return provider_reply::server_error(); }},
+    {"overloaded", [] { return provider_reply::overloaded(); }},
+    {"cut_mid_event", [] { return provider_reply::cut_mid_event(); }},
+    {"malformed_json", [] { return provider_reply::malformed_json(); }},
+    {"error_event", [] { return provider_reply::error_event(); }},
+    {"invalid_arguments", [] { return provider_reply::invalid_arguments(); }},
+    {"unknown_tool", [] { return provider_reply::unknown_tool(); }},
+    {"stall", [] { return provider_reply::stall(); }},
+}};
+
+} // namespace
+
 std::vector<std::string_view> const& provider_reply::fault_names() {
-    static std::vector<std::string_view> const names{"rate_limited",      "server_error",   "overloaded",
-                                                     "cut_mid_event",     "malformed_json", "error_event",
-                                                     "invalid_arguments", "unknown_tool",   "stall"};
+    static std::vector<std::string_view> const names = [] {
+        std::vector<std::string_view> out;
+        for (auto const& f : faults)
+            out.push_back(f.name);
+        return out;
+    }();
     return names;
 }
 
 provider_reply provider_reply::fault(std::string_view name) {
-    if (name == "rate_limited")
-        return rate_limited();
-    if (name == "server_error")
-        return server_error();
-    if (name == "overloaded")
-        return overloaded();
-    if (name == "cut_mid_event")
-        return cut_mid_event();
-    if (name == "malformed_json")
-        return malformed_json();
-    if (name == "error_event")
-        return error_event();
-    if (name == "invalid_arguments")
-        return invalid_arguments();
-    if (name == "unknown_tool")
-        return unknown_tool();
-    if (name == "stall")
-        return stall();
+    for (auto const& f : faults)
+        if (f.name == name)
+            return f.make();
     std::string known;
     for (auto n : fault_names())
         known += (known.empty() ? "" : ", ") + std::string(n);

@@ -70,6 +70,12 @@ protected:
     // success (2xx), whose body the provider reads.
     std::optional<model_error> failure_of(http_reply const& reply, std::string_view provider) const;
 
+    // A success's body read with `whole` when it is one JSON object, else with `stream` (server-sent
+    // events); `where` names the provider in errors, which come back redacted.
+    using body_reader = model_result (*)(std::string_view body, std::string const& where);
+    model_result read_body(std::string const& body, std::string const& where, body_reader whole,
+                           body_reader stream) const;
+
 private:
     http_endpoint endpoint_;
     std::string key_;
