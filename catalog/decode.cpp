@@ -1,3 +1,5 @@
+// The one decoder: validates a JSON document against schema nodes, lowered from a type or compiled
+// from a run-time schema, and stores what it reads when the nodes were lowered from a type.
 #include <agentrt/catalog/decode.hpp>
 
 #include <agentrt/catalog/canonical_json.hpp>
@@ -10,7 +12,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstring>
 #include <optional>
 #include <set>
 #include <string>
@@ -19,6 +20,10 @@ namespace agentrt {
 namespace {
 
 namespace json = boost::json;
+
+using internal::compare_bound;
+using internal::exact;
+using internal::is_multiple_of;
 
 std::string json_type_name(json::value const& v) {
     switch (v.kind()) {
@@ -41,45 +46,164 @@ std::string json_type_name(json::value const& v) {
     return "value";
 }
 
-using internal::compare_bound;
-using internal::exact;
-using internal::is_multiple_of;
+bool is_integral(json::value const& v) {
+    return v.is_int64() || v.is_uint64() || (v.is_double() && v.get_double() == std::trunc(v.get_double()));
+}
 
+// Equality as JSON Schema has it: numbers by value, objects regardless of member order.
+bool json_equal(json::value const& a, json::value const& b) {
+    if (a.is_number() && b.is_number())
+        return internal::compare(exact(a), exact(b)) == 0;
+    if (a.kind() != b.kind())
+        return false;
+    if (a.is_array()) {
+        auto const &x = a.get_array(), &y = b.get_array();
+        if (x.size() != y.size())
+            return false;
+        for (std::size_t i = 0; i < x.size(); ++i)
+            if (!json_equal(x[i], y[i]))
+                return false;
+        return true;
+    }
+    if (a.is_object()) {
+        auto const &x = a.get_object(), &y = b.get_object();
+        if (x.size() != y.size())
+            return false;
+        for (auto const& kv : x) {
+            auto const* other = y.if_contains(kv.key());
+            if (!other || !json_equal(kv.value(), *other))
+                return false;
+        }
+        return true;
+    }
+    return a == b;
+}
+
+// A text two values share exactly when json_equal calls them equal: each number spelled from its
+// exact decimal value, object members sorted by key.
+void append_equality_key(std::string& out, json::value const& v) {
+    switch (v.kind()) {
+    case json::kind::int64:
+    case json::kind::uint64:
+    case json::kind::double_: {
+        internal::decimal_digits d = exact(v);
+        if (d.digits.empty() || d.digits == "0") {
+            out += '0';
+            break;
+        }
+        if (d.negative)
+            out += '-';
+        out += d.digits;
+        out += 'e';
+        out += std::to_string(d.exponent);
+        break;
+    }
+    case json::kind::string:
+        append_json_string(out, v.get_string());
+        break;
+    case json::kind::array:
+        out += '[';
+        for (auto const& e : v.get_array()) {
+            append_equality_key(out, e);
+            out += ',';
+        }
+        out += ']';
+        break;
+    case json::kind::object: {
+        std::vector<json::key_value_pair const*> members;
+        for (auto const& kv : v.get_object())
+            members.push_back(&kv);
+        std::sort(members.begin(), members.end(), [](auto const* a, auto const* b) { return a->key() < b->key(); });
+        out += '{';
+        for (auto const* kv : members) {
+            append_json_string(out, kv->key());
+            out += ':';
+            append_equality_key(out, kv->value());
+            out += ',';
+        }
+        out += '}';
+        break;
+    }
+    default:
+        out += canonical_json(v); // null, true, false
+    }
+}
+
+void store_signed(void* target, std::size_t size, std::int64_t value) {
+    switch (size) {
+    case 1:
+        *static_cast<std::int8_t*>(target) = std::int8_t(value);
+        break;
+    case 2:
+        *static_cast<std::int16_t*>(target) = std::int16_t(value);
+        break;
+    case 4:
+        *static_cast<std::int32_t*>(target) = std::int32_t(value);
+        break;
+    default:
+        *static_cast<std::int64_t*>(target) = value;
+    }
+}
+
+void store_unsigned(void* target, std::size_t size, std::uint64_t value) {
+    switch (size) {
+    case 1:
+        *static_cast<std::uint8_t*>(target) = std::uint8_t(value);
+        break;
+    case 2:
+        *static_cast<std::uint16_t*>(target) = std::uint16_t(value);
+        break;
+    case 4:
+        *static_cast<std::uint32_t*>(target) = std::uint32_t(value);
+        break;
+    default:
+        *static_cast<std::uint64_t*>(target) = value;
+    }
+}
+
+// `target` is null when nothing is to be stored: a run-time schema, a subschema tried as an
+// alternative, or a check alone. Otherwise it points at the plain object of the node's type.
 class decoder {
 public:
     std::vector<violation> take() { return std::move(found_); }
 
-    void walk(type_info const& t, json::value const& v, void* target) {
-        switch (t.kind) {
-        case type_kind::boolean:
-            if (!v.is_bool())
-                return wrong_type("boolean", v);
-            if (target)
+    void walk(schema_node const& raw, json::value const& v, void* target) {
+        schema_node const& n = resolve(raw);
+        // An enum (or const) outsider is reported as one, whatever its JSON type.
+        if (n.has_enum && !enumeration(n, v, target))
+            return;
+        if (n.lowered_from(type_kind::variant))
+            return variant(n, v, target);
+        if (!type_matches(n, v))
+            return wrong_type(n, v);
+        switch (v.kind()) {
+        case json::kind::bool_:
+            if (target && n.lowered_from(type_kind::boolean))
                 *static_cast<bool*>(target) = v.get_bool();
-            return;
-        case type_kind::integer:
-            return integer(t, v, target);
-        case type_kind::number:
-            return number(t, v, target);
-        case type_kind::string:
-            return string(t, v, target);
-        case type_kind::enumeration:
-            return enumeration(t, v, target);
-        case type_kind::tag:
-            if (!v.is_string() || v.get_string() != t.constant)
-                add("const", json_string_literal(t.constant) + ", got " + internal::display(v));
-            return;
-        case type_kind::object:
-            return object(t, v, target);
-        case type_kind::array:
-            return array(t, v, target);
-        case type_kind::map:
-            return map(t, v, target);
-        case type_kind::optional:
-            return walk(*t.element, v, target ? t.ops.emplace(target) : nullptr);
-        case type_kind::variant:
-            return variant(t, v, target);
+            break;
+        case json::kind::int64:
+        case json::kind::uint64:
+        case json::kind::double_:
+            number(n, v, target);
+            break;
+        case json::kind::string:
+            string(n, v.get_string(), target);
+            break;
+        case json::kind::array:
+            array(n, v.get_array(), target);
+            break;
+        case json::kind::object:
+            object(n, v.get_object(), target);
+            break;
+        case json::kind::null:
+            break;
         }
+        for (auto const* part : n.all_of)
+            walk(*part, v, nullptr);
+        if (!n.any_of.empty())
+            any_of(n, v);
+        if (!n.one_of.empty())
+            one_of(n, v);
     }
 
 private:
@@ -97,11 +221,7 @@ private:
         }
         return out;
     }
-    void wrong_type(std::string_view expected, json::value const& v) {
-        add("type", std::string(expected) + ", got " + json_type_name(v) + " " + internal::display(v));
-    }
 
-    // Runs f with the pointer extended by one token.
     template <class F>
     void at(std::string_view name, F&& f) {
         path_.push_back({name, 0, false});
@@ -113,6 +233,72 @@ private:
         path_.push_back({{}, index, true});
         f();
         path_.pop_back();
+    }
+
+    // Whether the value passes `n` alone, nothing stored, nothing reported here.
+    bool passes(schema_node const& n, json::value const& v) const {
+        decoder inner;
+        inner.path_ = path_;
+        inner.walk(n, v, nullptr);
+        return inner.found_.empty();
+    }
+
+    static bool type_matches(schema_node const& n, json::value const& v) {
+        if (n.types == json_type::any)
+            return true;
+        switch (v.kind()) {
+        case json::kind::null:
+            return n.types & json_type::null;
+        case json::kind::bool_:
+            return n.types & json_type::boolean;
+        case json::kind::string:
+            return n.types & json_type::string;
+        case json::kind::array:
+            return n.types & json_type::array;
+        case json::kind::object:
+            return n.types & json_type::object;
+        default:
+            return (n.types & json_type::number) || ((n.types & json_type::integer) && is_integral(v));
+        }
+    }
+
+    void wrong_type(schema_node const& n, json::value const& v) {
+        static constexpr std::pair<std::uint8_t, char const*> names[] = {
+            {json_type::null, "null"},     {json_type::boolean, "boolean"}, {json_type::integer, "integer"},
+            {json_type::number, "number"}, {json_type::string, "string"},   {json_type::array, "array"},
+            {json_type::object, "object"}};
+        std::string expected;
+        for (auto const& [bit, name] : names)
+            if (n.types & bit)
+                expected += (expected.empty() ? "" : " or ") + std::string(name);
+        add("type", expected + ", got " + json_type_name(v) + " " + internal::display(v));
+    }
+
+    bool enumeration(schema_node const& n, json::value const& v, void* target) {
+        for (std::size_t i = 0; i < n.enumeration.size(); ++i) {
+            if (!json_equal(n.enumeration[i], v))
+                continue;
+            if (target && n.lowered_from(type_kind::enumeration)) {
+                type_info const& t = *n.type;
+                if (t.is_signed)
+                    store_signed(target, t.size, t.enumerators[i].value);
+                else
+                    store_unsigned(target, t.size, std::uint64_t(t.enumerators[i].value));
+            }
+            return true;
+        }
+        if (n.is_const) {
+            add("const", ordered_json(n.enumeration.front()) + ", got " + internal::display(v));
+            return false;
+        }
+        std::string names = "[";
+        for (auto const& e : n.enumeration) {
+            if (names.size() > 1)
+                names += ',';
+            names += ordered_json(e);
+        }
+        add("enum", names + "], got " + internal::display(v));
+        return false;
     }
 
     bool numeric_keywords(constraints const& k, json::value const& v) {
@@ -131,87 +317,50 @@ private:
         return found_.size() == before;
     }
 
-    void integer(type_info const& t, json::value const& v, void* target) {
-        bool integral =
-            v.is_int64() || v.is_uint64() || (v.is_double() && v.get_double() == std::trunc(v.get_double()));
-        if (!integral)
-            return wrong_type("integer", v);
-        if (v.is_double())
-            return integral_double(t, v.get_double(), target);
-        if (!numeric_keywords(t.keywords, v) || !target)
+    void number(schema_node const& n, json::value const& v, void* target) {
+        if (n.lowered_from(type_kind::integer))
+            return integer(n, v, target);
+        if (!numeric_keywords(n.keywords, v) || !target || !n.lowered_from(type_kind::number))
             return;
+        double d = v.to_number<double>();
+        if (n.type->size == 4)
+            *static_cast<float*>(target) = static_cast<float>(d);
+        else
+            *static_cast<double*>(target) = d;
+    }
+
+    void integer(schema_node const& n, json::value const& v, void* target) {
+        if (v.is_double())
+            return integral_double(n, v.get_double(), target);
+        if (!numeric_keywords(n.keywords, v) || !target)
+            return;
+        type_info const& t = *n.type;
         if (t.is_signed)
             store_signed(target, t.size, v.is_int64() ? v.get_int64() : std::int64_t(v.get_uint64()));
         else
             store_unsigned(target, t.size, v.is_uint64() ? v.get_uint64() : std::uint64_t(v.get_int64()));
     }
 
-    // A double with no fraction: built in code (3.0), or read from an integer literal beyond 64 bits
-    // (the boundary refuses a literal with a fraction that a double would lose). Inside 64 bits it is
-    // that integer exactly; outside, it breaks the bound of the member's C++ type, which the keywords
-    // always carry.
-    void integral_double(type_info const& t, double d, void* target) {
+    // A double with no fraction for a C++ integer: built in code (3.0), or read from an integer
+    // literal beyond 64 bits (the boundary refuses a literal with a fraction that a double would
+    // lose). Inside 64 bits it is that integer exactly; outside, it breaks the bound of the
+    // member's C++ type, which the keywords of a lowered integer always carry.
+    void integral_double(schema_node const& n, double d, void* target) {
         constexpr double two_63 = 9223372036854775808.0, two_64 = 18446744073709551616.0;
         auto beyond = [&](std::string_view keyword, std::optional<decimal> const& bound) {
             add(keyword,
                 (bound ? ordered_json(to_json(*bound)) : "64 bits") + ", got " + internal::display(json::value(d)));
         };
         if (d < -two_63)
-            return beyond("minimum", t.keywords.minimum);
+            return beyond("minimum", n.keywords.minimum);
         if (d >= two_64)
-            return beyond("maximum", t.keywords.maximum);
-        json::value exact = d < two_63 ? json::value(std::int64_t(d)) : json::value(std::uint64_t(d));
-        integer(t, exact, target);
+            return beyond("maximum", n.keywords.maximum);
+        integer(n, d < two_63 ? json::value(std::int64_t(d)) : json::value(std::uint64_t(d)), target);
     }
 
-    static void store_signed(void* target, std::size_t size, std::int64_t value) {
-        switch (size) {
-        case 1:
-            *static_cast<std::int8_t*>(target) = std::int8_t(value);
-            break;
-        case 2:
-            *static_cast<std::int16_t*>(target) = std::int16_t(value);
-            break;
-        case 4:
-            *static_cast<std::int32_t*>(target) = std::int32_t(value);
-            break;
-        default:
-            *static_cast<std::int64_t*>(target) = value;
-        }
-    }
-    static void store_unsigned(void* target, std::size_t size, std::uint64_t value) {
-        switch (size) {
-        case 1:
-            *static_cast<std::uint8_t*>(target) = std::uint8_t(value);
-            break;
-        case 2:
-            *static_cast<std::uint16_t*>(target) = std::uint16_t(value);
-            break;
-        case 4:
-            *static_cast<std::uint32_t*>(target) = std::uint32_t(value);
-            break;
-        default:
-            *static_cast<std::uint64_t*>(target) = value;
-        }
-    }
-
-    void number(type_info const& t, json::value const& v, void* target) {
-        if (!v.is_number())
-            return wrong_type("number", v);
-        if (!numeric_keywords(t.keywords, v) || !target)
-            return;
-        double d = v.to_number<double>();
-        if (t.size == 4)
-            *static_cast<float*>(target) = static_cast<float>(d);
-        else
-            *static_cast<double*>(target) = d;
-    }
-
-    void string(type_info const& t, json::value const& v, void* target) {
-        if (!v.is_string())
-            return wrong_type("string", v);
-        std::string_view s(v.get_string().data(), v.get_string().size());
-        constraints const& k = t.keywords;
+    void string(schema_node const& n, json::string const& text, void* target) {
+        std::string_view s(text.data(), text.size());
+        constraints const& k = n.keywords;
         if (k.min_length || k.max_length) {
             std::size_t length = internal::code_points(s);
             if (k.min_length && length < *k.min_length)
@@ -219,91 +368,49 @@ private:
             if (k.max_length && length > *k.max_length)
                 add("maxLength", std::to_string(*k.max_length) + ", got " + std::to_string(length));
         }
-        if (!k.pattern.empty() && !internal::pattern_matches(k.pattern, s))
-            add("pattern", json_string_literal(k.pattern) + ", got " + internal::quoted(s));
-        if (target)
+        if (!n.pattern.empty() && !internal::pattern_matches(n.pattern, s))
+            add("pattern", json_string_literal(n.pattern) + ", got " + internal::quoted(s));
+        if (target && n.lowered_from(type_kind::string))
             static_cast<std::string*>(target)->assign(s);
     }
 
-    void enumeration(type_info const& t, json::value const& v, void* target) {
-        if (v.is_string()) {
-            for (auto const& e : t.enumerators) {
-                if (v.get_string() != e.name)
-                    continue;
-                if (target) {
-                    if (t.is_signed)
-                        store_signed(target, t.size, e.value);
-                    else
-                        store_unsigned(target, t.size, std::uint64_t(e.value));
-                }
-                return;
-            }
-        }
-        std::string names = "[";
-        for (auto const& e : t.enumerators) {
-            if (names.size() > 1)
-                names += ',';
-            names += json_string_literal(e.name);
-        }
-        add("enum", names + "], got " + internal::display(v));
-    }
-
-    void object(type_info const& t, json::value const& v, void* target) {
-        if (!v.is_object())
-            return wrong_type("object", v);
-        auto const& o = v.get_object();
-        std::size_t present = 0;
-        for (auto const& m : t.members) {
-            auto const* found = o.if_contains(m.name);
-            if (!found) {
-                if (m.required)
-                    at(m.name, [&] { add("required", "member is missing"); });
-                continue;
-            }
-            ++present;
-            at(m.name, [&] { walk(*m.type, *found, target ? m.get(target) : nullptr); });
-        }
-        if (present == o.size()) // keys are unique (the boundary saw to it): none is unknown
-            return;
-        for (auto const& kv : o) {
-            std::string_view key(kv.key().data(), kv.key().size());
-            bool known = false;
-            for (auto const& m : t.members)
-                known = known || m.name == key;
-            if (!known)
-                at(key, [&] { add("additionalProperties", "unknown member, got " + internal::display(kv.value())); });
-        }
-    }
-
-    void array(type_info const& t, json::value const& v, void* target) {
-        if (!v.is_array())
-            return wrong_type("array", v);
-        auto const& a = v.get_array();
-        constraints const& k = t.keywords;
+    void array(schema_node const& n, json::array const& a, void* target) {
+        constraints const& k = n.keywords;
         if (k.min_items && a.size() < *k.min_items)
             add("minItems", std::to_string(*k.min_items) + ", got " + std::to_string(a.size()));
         if (k.max_items && a.size() > *k.max_items)
             add("maxItems", std::to_string(*k.max_items) + ", got " + std::to_string(a.size()));
         if (k.unique_items)
             unique(a);
-        for (std::size_t i = 0; i < a.size(); ++i)
+        bool storing = target && n.lowered_from(type_kind::array);
+        for (std::size_t i = 0; i < a.size(); ++i) {
+            schema_node const* item = i < n.prefix_items.size() ? n.prefix_items[i] : n.items;
+            if (!item) {
+                if (n.closed_items)
+                    at(i, [&] {
+                        add("items", "no item is allowed after the " + std::to_string(n.prefix_items.size()) +
+                                         " of prefixItems, got " + internal::display(a[i]));
+                    });
+                continue;
+            }
             at(i, [&] {
-                if (!t.ops.push_bool)
-                    return walk(*t.element, a[i], target ? t.ops.append(target) : nullptr);
+                if (!storing || !n.type->ops.push_bool)
+                    return walk(*item, a[i], storing ? n.type->ops.append(target) : nullptr);
                 bool b = false; // std::vector<bool>: its elements have no address
-                walk(*t.element, a[i], target ? &b : nullptr);
-                if (target && v.is_array() && a[i].is_bool())
-                    t.ops.push_bool(target, b);
+                walk(*item, a[i], &b);
+                if (a[i].is_bool())
+                    n.type->ops.push_bool(target, b);
             });
+        }
     }
 
+    // Ordered sets, not hashed ones: the standard string hash has no seed, so a model could send
+    // items that all collide and make the check quadratic.
     void unique(json::array const& a) {
         auto repeated = [&](std::size_t i) {
             add("uniqueItems",
                 "item " + std::to_string(i) + " repeats an earlier item, got " + internal::display(a[i]));
         };
-        // Ordered sets, not hashed ones: the standard string hash has no seed, so a model could send
-        // items that all collide and make the check quadratic.
         if (std::all_of(a.begin(), a.end(), [](json::value const& item) { return item.is_string(); })) {
             std::set<std::string_view> strings;
             for (std::size_t i = 0; i < a.size(); ++i)
@@ -311,51 +418,120 @@ private:
                     return repeated(i);
             return;
         }
-        // Canonical text is equal when the values are equal under JSON Schema (integers spelled as
-        // integers, members sorted), for every number the boundary reads below 2^63.
-        std::set<std::string> seen;
+        std::set<std::string, std::less<>> seen;
+        std::string key;
         for (std::size_t i = 0; i < a.size(); ++i) {
-            if (!seen.insert(canonical_json(a[i])).second)
+            key.clear();
+            append_equality_key(key, a[i]);
+            if (!seen.insert(key).second)
                 return repeated(i);
         }
     }
 
-    void map(type_info const& t, json::value const& v, void* target) {
-        if (!v.is_object())
-            return wrong_type("object", v);
-        for (auto const& kv : v.get_object()) {
-            std::string_view key(kv.key().data(), kv.key().size());
-            at(key, [&] { walk(*t.element, kv.value(), target ? t.ops.insert(target, key) : nullptr); });
-        }
+    static void* member_target(property const& p, void* object) {
+        if (!object || !p.member)
+            return nullptr;
+        void* field = p.member->get(object);
+        return p.member->type->kind == type_kind::optional ? p.member->type->ops.emplace(field) : field;
     }
 
-    static bool tags_match(type_info const& alternative, json::object const& o) {
-        for (auto const& m : alternative.members) {
-            if (m.type->kind != type_kind::tag)
+    void object(schema_node const& n, json::object const& o, void* target) {
+        if (!n.lowered_from(type_kind::object))
+            target = target && n.lowered_from(type_kind::map) ? target : nullptr;
+        std::size_t present = 0;
+        for (auto const& p : n.properties) {
+            auto const* found = o.if_contains(p.name);
+            if (!found) {
+                if (p.required)
+                    at(p.name, [&] { add("required", "member is missing"); });
                 continue;
-            auto const* found = o.if_contains(m.name);
-            if (!found || !found->is_string() || found->get_string() != m.type->constant)
+            }
+            ++present;
+            at(p.name, [&] { walk(*p.node, *found, member_target(p, target)); });
+        }
+        // Keys are unique (the boundary saw to it): when every key is a property, none is extra.
+        if (present != o.size() && n.additional != extra_members::allowed) {
+            bool inserting = target && n.lowered_from(type_kind::map);
+            for (auto const& kv : o) {
+                std::string_view key(kv.key().data(), kv.key().size());
+                if (std::any_of(n.properties.begin(), n.properties.end(),
+                                [&](property const& p) { return p.name == key; }))
+                    continue;
+                if (n.additional == extra_members::forbidden)
+                    at(key,
+                       [&] { add("additionalProperties", "unknown member, got " + internal::display(kv.value())); });
+                else
+                    at(key, [&] {
+                        walk(*n.additional_schema, kv.value(), inserting ? n.type->ops.insert(target, key) : nullptr);
+                    });
+            }
+        }
+        if (n.min_properties && o.size() < *n.min_properties)
+            add("minProperties", std::to_string(*n.min_properties) + ", got " + std::to_string(o.size()));
+        if (n.max_properties && o.size() > *n.max_properties)
+            add("maxProperties", std::to_string(*n.max_properties) + ", got " + std::to_string(o.size()));
+    }
+
+    void any_of(schema_node const& n, json::value const& v) {
+        for (auto const* branch : n.any_of)
+            if (passes(*branch, v))
+                return;
+        add("anyOf", "no alternative matches, got " + internal::display(v));
+    }
+
+    // Whether every const-valued member of an object branch has its value in `v`: the branch a
+    // tagged union's value is meant for.
+    static bool tags_match(schema_node const& branch, json::object const& o) {
+        schema_node const& b = resolve(branch);
+        bool any = false;
+        for (auto const& p : b.properties) {
+            schema_node const& pn = resolve(*p.node);
+            if (!pn.is_const)
+                continue;
+            any = true;
+            auto const* found = o.if_contains(p.name);
+            if (!found || !json_equal(*found, pn.enumeration.front()))
                 return false;
         }
-        return true;
+        return any;
     }
 
-    void variant(type_info const& t, json::value const& v, void* target) {
+    void one_of(schema_node const& n, json::value const& v) {
+        std::size_t matching = 0, tagged_count = 0;
+        schema_node const* tagged = nullptr;
+        for (auto const* branch : n.one_of) {
+            if (passes(*branch, v))
+                ++matching;
+            if (v.is_object() && tags_match(*branch, v.get_object()))
+                tagged = branch, ++tagged_count;
+        }
+        if (matching == 1)
+            return;
+        if (matching == 0 && tagged_count == 1)
+            return walk(*tagged, v, nullptr);
+        add("oneOf", matching == 0 ? "no alternative matches, got " + internal::display(v)
+                                   : std::to_string(matching) + " alternatives match, got " + internal::display(v));
+    }
+
+    // A std::variant's alternatives are told apart by their tags, so the one whose tags the object
+    // has is the only one it can match: no alternative is tried in vain.
+    void variant(schema_node const& n, json::value const& v, void* target) {
         if (!v.is_object())
-            return wrong_type("object", v);
+            return wrong_type(n, v);
         auto const& o = v.get_object();
-        for (std::size_t i = 0; i < t.alternatives.size(); ++i) {
-            if (!tags_match(*t.alternatives[i], o))
+        type_info const& t = *n.type;
+        for (std::size_t i = 0; i < n.one_of.size(); ++i) {
+            if (!tags_match(*n.one_of[i], o))
                 continue;
-            return walk(*t.alternatives[i], v, target ? t.ops.emplace_alternative(target, i) : nullptr);
+            return walk(*n.one_of[i], v, target ? t.ops.emplace_alternative(target, i) : nullptr);
         }
         std::string expected;
-        for (auto const* alternative : t.alternatives) {
+        for (auto const* alternative : n.one_of) {
             std::string tags;
-            for (auto const& m : alternative->members)
-                if (m.type->kind == type_kind::tag)
-                    tags += (tags.empty() ? "" : ", ") + json_string_literal(m.name) + ":" +
-                            json_string_literal(m.type->constant);
+            for (auto const& p : alternative->properties)
+                if (p.node->is_const)
+                    tags += (tags.empty() ? "" : ", ") + json_string_literal(p.name) + ":" +
+                            ordered_json(p.node->enumeration.front());
             expected += (expected.empty() ? "{" : " or {") + tags + "}";
         }
         add("oneOf", "no alternative has the tags of this object, expected " + expected);
@@ -372,10 +548,18 @@ private:
 
 } // namespace
 
-std::vector<violation> decode_into(type_info const& type, json::value const& document, void* target) {
+std::vector<violation> decode_into(schema_node const& schema, json::value const& document, void* target) {
     decoder d;
-    d.walk(type, document, target);
+    d.walk(schema, document, target);
     return d.take();
+}
+
+std::vector<violation> decode_into(type_info const& type, json::value const& document, void* target) {
+    return decode_into(lowered(type).root(), document, target);
+}
+
+std::vector<violation> validate(compiled_schema const& schema, json::value const& document) {
+    return decode_into(schema.root(), document, nullptr);
 }
 
 error invalid_arguments(std::vector<violation> violations) {

@@ -2,8 +2,11 @@
 
 #include <boost/json/array.hpp>
 
+#include <algorithm>
 #include <charconv>
+#include <stdexcept>
 #include <string>
+#include <vector>
 
 namespace agentrt {
 namespace {
@@ -23,41 +26,104 @@ void numeric_keywords(json::object& s, constraints const& k) {
         s["multipleOf"] = to_json(*k.multiple_of);
 }
 
-void string_keywords(json::object& s, constraints const& k) {
-    if (k.min_length)
-        s["minLength"] = std::int64_t(*k.min_length);
-    if (k.max_length)
-        s["maxLength"] = std::int64_t(*k.max_length);
-    if (!k.pattern.empty())
-        s["pattern"] = k.pattern;
+json::value type_keyword(std::uint8_t types) {
+    static constexpr std::pair<std::uint8_t, char const*> names[] = {
+        {json_type::null, "null"},     {json_type::boolean, "boolean"}, {json_type::integer, "integer"},
+        {json_type::number, "number"}, {json_type::string, "string"},   {json_type::array, "array"},
+        {json_type::object, "object"}};
+    json::array all;
+    for (auto const& [bit, name] : names)
+        if (types & bit)
+            all.emplace_back(name);
+    if (all.size() == 1)
+        return all.front();
+    return all;
 }
 
-void array_keywords(json::object& s, constraints const& k) {
-    if (k.min_items)
-        s["minItems"] = std::int64_t(*k.min_items);
-    if (k.max_items)
-        s["maxItems"] = std::int64_t(*k.max_items);
-    if (k.unique_items)
-        s["uniqueItems"] = true;
-}
-
-json::object object_schema(type_info const& t) {
-    json::object s;
-    s["type"] = "object";
-    json::object properties;
-    json::array required;
-    for (auto const& m : t.members) {
-        type_info const& member = m.type->kind == type_kind::optional ? *m.type->element : *m.type;
-        properties[m.name] = schema(member);
-        if (m.required)
-            required.emplace_back(m.name);
+class writer {
+public:
+    json::object write(schema_node const& raw) {
+        schema_node const& n = resolve(raw);
+        if (std::find(open_.begin(), open_.end(), &n) != open_.end())
+            throw std::invalid_argument("agentrt: a recursive schema cannot be written without $ref");
+        open_.push_back(&n);
+        json::object s = keywords(n);
+        open_.pop_back();
+        return s;
     }
-    s["properties"] = std::move(properties);
-    if (!required.empty())
-        s["required"] = std::move(required);
-    s["additionalProperties"] = false;
-    return s;
-}
+
+private:
+    json::array list(std::vector<schema_node const*> const& nodes) {
+        json::array out;
+        for (auto const* node : nodes)
+            out.emplace_back(write(*node));
+        return out;
+    }
+
+    // In the order a model reads and version one wrote (a tool's spec hash covers this schema):
+    // the type, what the value may be, its members or items, its bounds, then its description.
+    json::object keywords(schema_node const& n) {
+        json::object s;
+        // A variant's oneOf and a tag's const say the type already.
+        if (n.types != json_type::any && !n.lowered_from(type_kind::variant) && !n.lowered_from(type_kind::tag))
+            s["type"] = type_keyword(n.types);
+        if (n.is_const)
+            s["const"] = n.enumeration.front();
+        else if (n.has_enum)
+            s["enum"] = json::array(n.enumeration.begin(), n.enumeration.end());
+        if (!n.properties.empty() || n.lowered_from(type_kind::object)) {
+            json::object properties;
+            json::array required;
+            for (auto const& p : n.properties) {
+                properties[p.name] = write(*p.node);
+                if (p.required)
+                    required.emplace_back(p.name);
+            }
+            s["properties"] = std::move(properties);
+            if (!required.empty())
+                s["required"] = std::move(required);
+        }
+        if (n.additional == extra_members::forbidden)
+            s["additionalProperties"] = false;
+        else if (n.additional == extra_members::schema)
+            s["additionalProperties"] = write(*n.additional_schema);
+        if (n.min_properties)
+            s["minProperties"] = std::int64_t(*n.min_properties);
+        if (n.max_properties)
+            s["maxProperties"] = std::int64_t(*n.max_properties);
+        if (!n.prefix_items.empty())
+            s["prefixItems"] = list(n.prefix_items);
+        if (n.items)
+            s["items"] = write(*n.items);
+        else if (n.closed_items)
+            s["items"] = false;
+        constraints const& k = n.keywords;
+        if (k.min_items)
+            s["minItems"] = std::int64_t(*k.min_items);
+        if (k.max_items)
+            s["maxItems"] = std::int64_t(*k.max_items);
+        if (k.unique_items)
+            s["uniqueItems"] = true;
+        if (k.min_length)
+            s["minLength"] = std::int64_t(*k.min_length);
+        if (k.max_length)
+            s["maxLength"] = std::int64_t(*k.max_length);
+        if (!n.pattern.empty())
+            s["pattern"] = n.pattern;
+        numeric_keywords(s, k);
+        if (!n.all_of.empty())
+            s["allOf"] = list(n.all_of);
+        if (!n.any_of.empty())
+            s["anyOf"] = list(n.any_of);
+        if (!n.one_of.empty())
+            s["oneOf"] = list(n.one_of);
+        if (!n.description.empty())
+            s["description"] = n.description;
+        return s;
+    }
+
+    std::vector<schema_node const*> open_;
+};
 
 } // namespace
 
@@ -85,61 +151,12 @@ json::value to_json(decimal const& d) {
     return json::value(value);
 }
 
-json::object schema(type_info const& t) {
-    json::object s;
-    switch (t.kind) {
-    case type_kind::boolean:
-        s["type"] = "boolean";
-        break;
-    case type_kind::integer:
-        s["type"] = "integer";
-        numeric_keywords(s, t.keywords);
-        break;
-    case type_kind::number:
-        s["type"] = "number";
-        numeric_keywords(s, t.keywords);
-        break;
-    case type_kind::string:
-        s["type"] = "string";
-        string_keywords(s, t.keywords);
-        break;
-    case type_kind::enumeration: {
-        s["type"] = "string";
-        json::array names;
-        for (auto const& e : t.enumerators)
-            names.emplace_back(e.name);
-        s["enum"] = std::move(names);
-        break;
-    }
-    case type_kind::tag:
-        s["const"] = t.constant;
-        break;
-    case type_kind::object:
-        s = object_schema(t);
-        break;
-    case type_kind::array:
-        s["type"] = "array";
-        s["items"] = schema(*t.element);
-        array_keywords(s, t.keywords);
-        break;
-    case type_kind::map:
-        s["type"] = "object";
-        s["additionalProperties"] = schema(*t.element);
-        break;
-    case type_kind::optional:
-        s = schema(*t.element);
-        break;
-    case type_kind::variant: {
-        json::array one_of;
-        for (auto const* alternative : t.alternatives)
-            one_of.emplace_back(schema(*alternative));
-        s["oneOf"] = std::move(one_of);
-        break;
-    }
-    }
-    if (!t.keywords.description.empty())
-        s["description"] = t.keywords.description;
-    return s;
+json::object schema(schema_node const& node) {
+    return writer().write(node);
+}
+
+json::object schema(type_info const& type) {
+    return schema(lowered(type).root());
 }
 
 } // namespace agentrt

@@ -3,6 +3,7 @@
 #include <agentrt/catalog/canonical_json.hpp>
 #include <agentrt/catalog/json_reader.hpp>
 
+#include <iterator>
 #include <stdexcept>
 
 namespace agentrt {
@@ -34,6 +35,12 @@ tool_table::tool_table(std::vector<tool_entry> entries) : entries_(std::move(ent
         if (!entries_[i].decode || !entries_[i].call)
             throw std::invalid_argument("agentrt: tool \"" + name + "\" has no decode or call function");
     }
+}
+
+tool_table tool_table::with(std::vector<tool_entry> more) const {
+    std::vector<tool_entry> all(entries_.begin(), entries_.end());
+    all.insert(all.end(), std::make_move_iterator(more.begin()), std::make_move_iterator(more.end()));
+    return tool_table(std::move(all));
 }
 
 tool_entry const* tool_table::find(std::string_view name) const noexcept {

@@ -1,8 +1,8 @@
 #include <agentrt/fuzz/check.hpp>
 
+#include <agentrt/catalog/tool_table.hpp>
 #include <agentrt/fuzz/generate.hpp>
 #include <agentrt/fuzz/near_miss.hpp>
-#include <agentrt/fuzz/schema.hpp>
 
 #include "internal.hpp"
 
@@ -87,8 +87,8 @@ std::optional<std::string> call_within_timeout(tool_entry const& entry, argument
     return std::nullopt;
 }
 
-std::optional<std::string> check_valid(tool_table const& table, tool_entry const& entry, shape const& s, bool call,
-                                       fuzz_check_options const& opts, tool_counts& counts) {
+std::optional<std::string> check_valid(tool_table const& table, tool_entry const& entry, compiled_schema const& s,
+                                       bool call, fuzz_check_options const& opts, tool_counts& counts) {
     auto property = rc::detail::toProperty([&] {
         json::value document = *valid_json(s, opts.generation);
         std::string text = json::serialize(document);
@@ -107,7 +107,7 @@ std::optional<std::string> check_valid(tool_table const& table, tool_entry const
     return detail::run_property("fuzz_check valid " + entry.name, property, opts.generation);
 }
 
-std::optional<std::string> check_refused(tool_table const& table, tool_entry const& entry, shape const& s,
+std::optional<std::string> check_refused(tool_table const& table, tool_entry const& entry, compiled_schema const& s,
                                          judge const& confirm, fuzz_check_options const& opts, tool_counts& counts) {
     auto property = rc::detail::toProperty([&] {
         near_miss miss = *near_miss_gen(s, confirm, opts.generation);
@@ -129,7 +129,7 @@ check_report fuzz_check(tool_table const& table, fuzz_check_options const& opts)
         failures += "the table has no tools: nothing was checked\n";
     for (auto const& entry : table.entries()) {
         tool_counts counts{entry.name};
-        shape s = shape_of(entry);
+        compiled_schema const& s = entry.argument_schema;
         judge confirm = entry.argument_type ? judge_of(*entry.argument_type) : judge_of(s);
         bool call = !opts.acceptance_only.contains(entry.name);
         if (auto f = check_valid(table, entry, s, call, opts, counts))

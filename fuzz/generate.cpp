@@ -2,6 +2,8 @@
 
 #include <agentrt/catalog/canonical_json.hpp>
 
+#include <agentrt/catalog/decode.hpp>
+
 #include "internal.hpp"
 
 #include <boost/json/array.hpp>
@@ -39,26 +41,26 @@ class builder {
 public:
     explicit builder(options const& opts) : opts_(opts) {}
 
-    value_gen node(shape_node const& raw, std::size_t depth) {
+    value_gen node(schema_node const& raw, std::size_t depth) {
         if (raw.ref) // built when drawn: a recursive schema would otherwise build without end
             return rc::gen::lazy(
                 [opts = opts_, target = raw.ref, depth] { return builder(opts).node(*target, depth + 1); });
-        shape_node const& n = raw;
+        schema_node const& n = raw;
         value_gen g = unfiltered(n, depth);
         // Run-time schemas can combine keywords no construction satisfies alone (anyOf, allOf, an
-        // enum beside bounds): keep what the validator accepts. Typed shapes hold by construction.
-        if (!n.typed && needs_filter(n))
-            g = rc::gen::suchThat(g, [&n](json::value const& v) { return detail::validate(n, v).empty(); });
+        // enum beside bounds): keep what the validator accepts. Typed nodes hold by construction.
+        if (!n.typed() && needs_filter(n))
+            g = rc::gen::suchThat(g, [&n](json::value const& v) { return decode_into(n, v, nullptr).empty(); });
         return g;
     }
 
 private:
-    static bool needs_filter(shape_node const& n) {
+    static bool needs_filter(schema_node const& n) {
         return n.has_enum || !n.one_of.empty() || !n.any_of.empty() || !n.all_of.empty() || n.max_properties ||
                (n.keywords.unique_items && !n.prefix_items.empty()) || n.ref;
     }
 
-    value_gen unfiltered(shape_node const& n, std::size_t depth) {
+    value_gen unfiltered(schema_node const& n, std::size_t depth) {
         if (n.has_enum)
             return detail::pick(n.enumeration);
         if (!n.one_of.empty())
@@ -68,7 +70,7 @@ private:
         if (!n.all_of.empty()) {
             // Generate from the parts' keywords merged (bounds intersected, properties joined); the
             // filter in node() checks the rest.
-            auto merged = std::make_shared<shape_node>(n);
+            auto merged = std::make_shared<schema_node>(n);
             merged->all_of.clear();
             for (auto const* part : n.all_of)
                 merge_into(*merged, *part);
@@ -94,8 +96,8 @@ private:
         return choose(std::move(by_type));
     }
 
-    static void merge_into(shape_node& a, shape_node const& raw) {
-        shape_node const& b = resolve(raw);
+    static void merge_into(schema_node& a, schema_node const& raw) {
+        schema_node const& b = resolve(raw);
         if (a.types == json_type::any)
             a.types = b.types;
         else if (b.types != json_type::any) {
@@ -165,7 +167,7 @@ private:
             merge_into(a, *part);
     }
 
-    value_gen branches(std::vector<shape_node const*> const& alternatives, std::size_t depth) {
+    value_gen branches(std::vector<schema_node const*> const& alternatives, std::size_t depth) {
         std::vector<value_gen> choices;
         for (auto const* a : alternatives)
             choices.push_back(node(*a, depth));
@@ -175,8 +177,8 @@ private:
     // A value where the schema allows anything: scalars and flat lists of them, which is enough to
     // exercise an open schema without growing without bound.
     value_gen any(std::size_t depth) {
-        static shape_node const scalar = [] {
-            shape_node n;
+        static schema_node const scalar = [] {
+            schema_node n;
             n.types = json_type::null | json_type::boolean | json_type::integer | json_type::string;
             return n;
         }();
@@ -189,7 +191,7 @@ private:
         return detail::weighted<json::value>({{4, one}, {1, flat}});
     }
 
-    value_gen array(shape_node const& n, std::size_t depth) {
+    value_gen array(schema_node const& n, std::size_t depth) {
         constraints const& k = n.keywords;
         std::vector<value_gen> prefix;
         for (auto const* p : n.prefix_items)
@@ -233,7 +235,7 @@ private:
                             });
     }
 
-    value_gen object(shape_node const& n, std::size_t depth) {
+    value_gen object(schema_node const& n, std::size_t depth) {
         std::vector<rc::Gen<maybe>> members;
         std::vector<std::string> names;
         bool deep = depth >= opts_.max_depth;
@@ -258,7 +260,7 @@ private:
         std::size_t extra_max = !open ? 0 : (deep ? extra_min : std::max(extra_min, opts_.max_items));
         if (n.additional == extra_members::allowed && !names.empty())
             extra_max = extra_min; // named members and an open rest: extras add noise, not coverage
-        static shape_node const key_node{};
+        static schema_node const key_node{};
         using entry = std::pair<std::string, json::value>;
         auto extras = extra_max > extra_min
                           ? detail::list_of(rc::gen::pair(detail::string_gen(key_node, opts_), extra_value), 0,
@@ -299,7 +301,7 @@ private:
 
 } // namespace
 
-rc::Gen<json::value> valid_json(shape const& s, options const& opts) {
+rc::Gen<json::value> valid_json(compiled_schema const& s, options const& opts) {
     value_gen g = builder(opts).node(s.root(), 0);
     return rc::gen::map(g, [keep = s](json::value v) { return v; });
 }

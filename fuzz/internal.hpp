@@ -1,9 +1,9 @@
-// Shared pieces of the fuzz library: scalar generators, the pattern walker, validation.
+// Shared pieces of the fuzz library: scalar generators and the pattern walker.
 #pragma once
 
+#include <agentrt/catalog/compiled_schema.hpp>
 #include <agentrt/catalog/error.hpp>
 #include <agentrt/fuzz/options.hpp>
-#include <agentrt/fuzz/shape.hpp>
 
 #include <boost/json/value.hpp>
 #include <rapidcheck.h>
@@ -50,10 +50,10 @@ rc::Gen<std::vector<T>> list_of(rc::Gen<T> item, std::size_t low, std::size_t hi
 }
 
 // Numbers that satisfy the node's bounds and multipleOf, exactly as the decoder reads them.
-rc::Gen<boost::json::value> number_gen(shape_node const& node, bool integer);
+rc::Gen<boost::json::value> number_gen(schema_node const& node, bool integer);
 
 // Strings of the node's length in code points, matching its pattern when it has one.
-rc::Gen<std::string> string_gen(shape_node const& node, options const& opts);
+rc::Gen<std::string> string_gen(schema_node const& node, options const& opts);
 
 // Code points the generators draw from beyond plain letters: quotes, backslashes, controls,
 // non-ASCII of two, three and four bytes.
@@ -63,11 +63,6 @@ void append_utf8(std::string& out, char32_t c);
 // A string matching `pattern` (inside the subset of pattern.hpp), or throws std::invalid_argument
 // naming what the pattern uses outside it.
 rc::Gen<std::string> pattern_gen(std::string_view pattern, options const& opts);
-
-// Every rule `value` breaks, in the decoder's format.
-std::vector<violation> validate(shape_node const& node, boost::json::value const& value);
-
-std::string json_type_name(boost::json::value const& v);
 
 } // namespace agentrt::fuzz::detail
 

@@ -29,8 +29,8 @@ judge judge_of(type_info const& type) {
     return [&type](boost::json::value const& v) { return decode_into(type, v, nullptr); };
 }
 
-judge judge_of(shape const& s) {
-    return [s](boost::json::value const& v) { return detail::validate(s.root(), v); };
+judge judge_of(compiled_schema const& s) {
+    return [s](boost::json::value const& v) { return decode_into(s.root(), v, nullptr); };
 }
 
 namespace {
@@ -93,7 +93,7 @@ class mutator {
 public:
     mutator(json::value const& valid, judge const& confirm) : valid_(valid), confirm_(confirm) {}
 
-    std::vector<near_miss> run(shape_node const& root) {
+    std::vector<near_miss> run(schema_node const& root) {
         walk(root, valid_);
         return std::move(found_);
     }
@@ -135,8 +135,8 @@ private:
         path_.pop_back();
     }
 
-    void walk(shape_node const& raw, json::value const& v) {
-        shape_node const& n = resolve(raw);
+    void walk(schema_node const& raw, json::value const& v) {
+        schema_node const& n = resolve(raw);
         if (!n.one_of.empty())
             return variant(n, v);
         wrong_type(n, v);
@@ -154,9 +154,9 @@ private:
             walk(*part, v);
     }
 
-    void wrong_type(shape_node const& n, json::value const& v) {
-        if (n.types == json_type::any || (n.typed && n.has_enum))
-            return; // the decoder reads a non-string enum as an enum outsider
+    void wrong_type(schema_node const& n, json::value const& v) {
+        if (n.types == json_type::any || n.has_enum)
+            return; // the decoder reports a value outside an enum as an enum outsider, whatever its type
         json::value other;
         if (v.is_object())
             other = json::array();
@@ -173,10 +173,10 @@ private:
         replace("type", other);
     }
 
-    void variant(shape_node const& n, json::value const& v) {
+    void variant(schema_node const& n, json::value const& v) {
         wrong_type(n, v);
         for (auto const* branch : n.one_of) {
-            if (!detail::validate(*branch, v).empty())
+            if (!decode_into(*branch, v, nullptr).empty())
                 continue;
             // A tag no alternative has: nothing matches.
             for (auto const& p : resolve(*branch).properties)
@@ -187,7 +187,7 @@ private:
         }
     }
 
-    void numeric(shape_node const& n, json::value const& v) {
+    void numeric(schema_node const& n, json::value const& v) {
         constraints const& k = n.keywords;
         bool integer = !(n.types & json_type::number);
         auto below = [&](decimal const& d, bool exclusive) -> json::value {
@@ -254,7 +254,7 @@ private:
         }
     }
 
-    void string(shape_node const& n, json::string const& s) {
+    void string(schema_node const& n, json::string const& s) {
         constraints const& k = n.keywords;
         std::string text(s.data(), s.size());
         std::size_t length = internal::code_points(text);
@@ -280,7 +280,7 @@ private:
             }
     }
 
-    void array(shape_node const& n, json::array const& a) {
+    void array(schema_node const& n, json::array const& a) {
         constraints const& k = n.keywords;
         if (k.min_items && *k.min_items > 0 && a.size() >= *k.min_items)
             replace("minItems", json::array(a.begin(), a.begin() + std::ptrdiff_t(*k.min_items - 1)));
@@ -304,13 +304,13 @@ private:
             attempt("items", pointer() + "/" + std::to_string(a.size()), [&](json::value& at) { at = longer; });
         }
         for (std::size_t i = 0; i < a.size(); ++i) {
-            shape_node const* item = i < n.prefix_items.size() ? n.prefix_items[i] : n.items;
+            schema_node const* item = i < n.prefix_items.size() ? n.prefix_items[i] : n.items;
             if (item)
                 descend(i, [&] { walk(*item, a[i]); });
         }
     }
 
-    void object(shape_node const& n, json::object const& o) {
+    void object(schema_node const& n, json::object const& o) {
         std::string here = pointer();
         for (auto const& p : n.properties)
             if (p.required && o.contains(p.name))
@@ -322,7 +322,7 @@ private:
         properties_counts(n, o);
         for (auto const& kv : o) {
             std::string key(kv.key());
-            shape_node const* member = nullptr;
+            schema_node const* member = nullptr;
             for (auto const& p : n.properties)
                 if (p.name == key)
                     member = p.node;
@@ -334,7 +334,7 @@ private:
     }
 
     // Run-time schemas only: one member too few (optional members go first) or too many.
-    void properties_counts(shape_node const& n, json::object const& o) {
+    void properties_counts(schema_node const& n, json::object const& o) {
         if (n.min_properties && *n.min_properties > 0 && o.size() >= *n.min_properties) {
             std::vector<std::string> order;
             for (auto const& kv : o) {
@@ -366,11 +366,11 @@ private:
 
 } // namespace
 
-std::vector<near_miss> near_misses(shape const& s, json::value const& valid, judge const& confirm) {
+std::vector<near_miss> near_misses(compiled_schema const& s, json::value const& valid, judge const& confirm) {
     return mutator(valid, confirm).run(s.root());
 }
 
-rc::Gen<near_miss> near_miss_gen(shape const& s, judge confirm, options const& opts) {
+rc::Gen<near_miss> near_miss_gen(compiled_schema const& s, judge confirm, options const& opts) {
     return rc::gen::mapcat(valid_json(s, opts), [s, confirm](json::value const& v) {
         auto all = near_misses(s, v, confirm);
         auto edges = boundary_cases(v);

@@ -1,7 +1,7 @@
 #include <agentrt/fuzz/check.hpp>
 
+#include <agentrt/catalog/tool_table.hpp>
 #include <agentrt/fuzz/generate.hpp>
-#include <agentrt/fuzz/schema.hpp>
 #include <agentrt/fuzz/view.hpp>
 
 #include "internal.hpp"
@@ -21,7 +21,7 @@ check_report never(evaluator const& policy, tool_table const& table, side_effect
     for (auto const& entry : all.entries())
         if (entry.effect == effect) {
             names.push_back(entry.name);
-            arguments.push_back(valid_json(shape_of(entry), opts.generation));
+            arguments.push_back(valid_json(entry.argument_schema, opts.generation));
         }
     std::string what = "never " + std::string(to_string(forbidden)) + " for " + std::string(to_string(effect));
     check_report report;

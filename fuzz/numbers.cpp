@@ -181,7 +181,7 @@ std::optional<rc::Gen<json::value>> decimals(constraints const& k, std::uint64_t
 
 } // namespace
 
-rc::Gen<json::value> number_gen(shape_node const& node, bool integer) {
+rc::Gen<json::value> number_gen(schema_node const& node, bool integer) {
     constraints const& k = node.keywords;
     if (integer)
         return integers(k);

@@ -41,7 +41,7 @@ rc::Gen<char32_t> code_point() {
 
 } // namespace
 
-rc::Gen<std::string> string_gen(shape_node const& node, options const& opts) {
+rc::Gen<std::string> string_gen(schema_node const& node, options const& opts) {
     constraints const& k = node.keywords;
     std::size_t low = k.min_length.value_or(0);
     std::size_t high = std::max(low, opts.max_string_length);

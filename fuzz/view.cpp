@@ -1,8 +1,8 @@
 #include <agentrt/fuzz/view.hpp>
 
 #include <agentrt/catalog/canonical_json.hpp>
+#include <agentrt/catalog/tool_table.hpp>
 #include <agentrt/fuzz/generate.hpp>
-#include <agentrt/fuzz/schema.hpp>
 
 #include "internal.hpp"
 
@@ -49,7 +49,7 @@ rc::Gen<generated_step> step_gen(tool_table const& table, options const& opts) {
     // A step that called no tool first: views shrink toward it.
     by_tool.push_back(rc::gen::just(generated_step{"", "", "failed", R"({"error":"invalid_decision"})"}));
     for (auto const& entry : table.entries()) {
-        auto arguments = valid_json(shape_of(entry), opts);
+        auto arguments = valid_json(entry.argument_schema, opts);
         auto status = detail::pick<std::string>({"done", "failed", "interrupted"});
         auto observation = detail::pick<std::string>(
             {R"({"ok":true})", "{}", R"({"error":"timeout"})", R"({"error":"tool failed","late":true})"});
@@ -66,7 +66,7 @@ rc::Gen<generated_step> step_gen(tool_table const& table, options const& opts) {
 } // namespace
 
 rc::Gen<generated_run> run_gen(tool_table const& table, options const& opts) {
-    shape_node goal_node;
+    schema_node goal_node;
     goal_node.types = json_type::string;
     auto steps = detail::list_of(step_gen(table, opts), 0, opts.max_items);
     auto approval =

@@ -11,6 +11,4 @@
 #include <agentrt/fuzz/generate.hpp>
 #include <agentrt/fuzz/near_miss.hpp>
 #include <agentrt/fuzz/options.hpp>
-#include <agentrt/fuzz/schema.hpp>
-#include <agentrt/fuzz/shape.hpp>
 #include <agentrt/fuzz/view.hpp>

@@ -1,7 +1,7 @@
 #include <agentrt/fuzz/check.hpp>
 
 #include <agentrt/catalog/catalog.hpp>
-#include <agentrt/fuzz/schema.hpp>
+#include <agentrt/catalog/schema_tool.hpp>
 
 #include "support/test_tools.hpp"
 
@@ -200,7 +200,7 @@ TEST_CASE("a_class_without_a_tool_fails_never_unless_a_stand_in_is_declared") {
 
     fuzz::never_options o;
     o.stand_ins.push_back(
-        fuzz::schema_tool(
+        agentrt::schema_tool(
             "save_note", "Save a note locally.",
             {{"type", "object"}, {"properties", {{"text", {{"type", "string"}}}}}, {"required", {"text"}}},
             agentrt::side_effect::local_mutation, std::chrono::milliseconds(100),

@@ -139,11 +139,11 @@ TEST_CASE("size_options_bound_items_string_lengths_and_depth") {
 }
 
 TEST_CASE("a_pattern_outside_the_subset_is_refused_by_the_generator_naming_what_it_uses") {
-    auto nodes = std::make_shared<std::deque<fuzz::shape_node>>();
+    auto nodes = std::make_shared<std::deque<agentrt::schema_node>>();
     auto& n = nodes->emplace_back();
-    n.types = fuzz::json_type::string;
+    n.types = agentrt::json_type::string;
     n.pattern = "a\\bc";
-    fuzz::shape s(nodes, &n);
+    agentrt::compiled_schema s(nodes, &n);
     try {
         (void)fuzz::valid_json(s);
         FAIL("no exception");

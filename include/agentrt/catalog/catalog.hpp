@@ -36,14 +36,15 @@ T const* arguments_as(arguments const& a) noexcept {
 namespace catalog_detail {
 
 // Decodes into a fresh T held by `holder`, which `plain` points into.
-result<arguments> decode_erased(type_info const& type, boost::json::value const& document,
+result<arguments> decode_erased(schema_node const& schema, boost::json::value const& document,
                                 std::shared_ptr<void const> holder, void* plain);
 
 template <class Args>
 result<arguments> decode_arguments(boost::json::value const& document) {
+    static schema_node const& schema = lowered(type_info_of<Args>()).root();
     auto holder = std::make_shared<Args>();
     void* plain = &underlying(*holder);
-    return decode_erased(type_info_of<Args>(), document, std::move(holder), plain);
+    return decode_erased(schema, document, std::move(holder), plain);
 }
 
 // One static_assert per requirement of the tool concept, so that the compiler says which one a
@@ -113,7 +114,8 @@ private:
         tool_entry e;
         e.name = Tool::name;
         e.description = Tool::description;
-        e.input_schema = schema(type_info_of<args>());
+        e.argument_schema = lowered(type_info_of<args>());
+        e.input_schema = schema(e.argument_schema.root());
         e.effect = Tool::effect;
         e.timeout = std::chrono::milliseconds(Tool::timeout);
         e.terminal = is_terminal<Tool>();

@@ -6,9 +6,14 @@
 // Every struct has `additionalProperties: false`; properties and `required` are in declaration
 // order, the order a model reads. The schema is a function of the type alone: the same type gives
 // byte-identical text on every build.
+//
+// The writer spells schema nodes (compiled_schema.hpp): those lowered from a type, and those
+// compiled from a run-time schema (with each $ref written out in place; a recursive one throws
+// std::invalid_argument). A run-time tool shows a model its schema as it came.
 #pragma once
 
 #include <agentrt/catalog/canonical_json.hpp>
+#include <agentrt/catalog/compiled_schema.hpp>
 #include <agentrt/catalog/reflect.hpp>
 
 #include <boost/json/object.hpp>
@@ -17,6 +22,7 @@
 
 namespace agentrt {
 
+boost::json::object schema(schema_node const& node);
 boost::json::object schema(type_info const& type);
 
 // The decimal as a JSON number: an integer when it is one and fits 64 bits, else the nearest double.

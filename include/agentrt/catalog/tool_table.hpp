@@ -9,6 +9,7 @@
 // compiled code.
 #pragma once
 
+#include <agentrt/catalog/compiled_schema.hpp>
 #include <agentrt/catalog/error.hpp>
 #include <agentrt/catalog/tool.hpp>
 #include <agentrt/catalog/type_info.hpp>
@@ -50,7 +51,8 @@ private:
 struct tool_entry {
     std::string name;
     std::string description;
-    boost::json::object input_schema;
+    boost::json::object input_schema; // what a model is shown
+    compiled_schema argument_schema;  // what the decoder checks and the fuzz library generates from
     side_effect effect = side_effect::destructive;
     std::chrono::milliseconds timeout{0};
     bool terminal = false;
@@ -74,6 +76,10 @@ public:
     tool_table() = default;
     // Throws std::invalid_argument on a malformed or repeated name.
     explicit tool_table(std::vector<tool_entry> entries);
+
+    // This table's tools and then `more` (run-time tools beside a catalogue's, say), checked as
+    // the constructor checks them.
+    tool_table with(std::vector<tool_entry> more) const;
 
     std::span<tool_entry const> entries() const noexcept { return entries_; }
     std::size_t size() const noexcept { return entries_.size(); }

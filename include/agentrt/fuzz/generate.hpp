@@ -4,16 +4,16 @@
 //     rc::Gen<boost::json::value> g = agentrt::fuzz::valid_json(agentrt::type_info_of<send_args>());
 //     auto values = agentrt::fuzz::sample(g, 100, /*seed=*/7); // same seed, same values
 //
-// Generation runs over the type's `shape` in compiled code: the template part only decodes the
-// generated JSON into the struct, so a consumer's build pays for little. Every constraint of the
-// catalogue holds for every value; values shrink toward the smallest (members absent, numbers near
-// zero, strings short and plain, first alternatives).
+// Generation runs over the type's schema nodes (compiled_schema.hpp) in compiled code: the template part only decodes
+// the generated JSON into the struct, so a consumer's build pays for little. Every constraint of the catalogue holds
+// for every value; values shrink toward the smallest (members absent, numbers near zero, strings short and plain, first
+// alternatives).
 #pragma once
 
+#include <agentrt/catalog/compiled_schema.hpp>
 #include <agentrt/catalog/decode.hpp>
 #include <agentrt/catalog/reflect.hpp>
 #include <agentrt/fuzz/options.hpp>
-#include <agentrt/fuzz/shape.hpp>
 
 #include <boost/json/serialize.hpp>
 #include <boost/json/value.hpp>
@@ -27,12 +27,12 @@
 
 namespace agentrt::fuzz {
 
-// Valid JSON documents for a shape (a typed one, or one compiled from a JSON Schema). Throws
-// std::invalid_argument when the shape holds a pattern outside the supported subset.
-rc::Gen<boost::json::value> valid_json(shape const& s, options const& opts = {});
+// Valid JSON documents for schema nodes (lowered from a type, or compiled from a JSON Schema).
+// Throws std::invalid_argument when the nodes hold a pattern outside the supported subset.
+rc::Gen<boost::json::value> valid_json(compiled_schema const& s, options const& opts = {});
 
 inline rc::Gen<boost::json::value> valid_json(type_info const& type, options const& opts = {}) {
-    return valid_json(shape_of(type), opts);
+    return valid_json(lowered(type), opts);
 }
 
 // Valid values of a reflected argument type: generated as JSON, decoded by the catalogue.

@@ -16,10 +16,10 @@
 // truncated text, two values. Their rules are the boundary_rule keywords of json_reader.hpp.
 #pragma once
 
+#include <agentrt/catalog/compiled_schema.hpp>
 #include <agentrt/catalog/error.hpp>
 #include <agentrt/catalog/type_info.hpp>
 #include <agentrt/fuzz/options.hpp>
-#include <agentrt/fuzz/shape.hpp>
 
 #include <boost/json/value.hpp>
 #include <rapidcheck.h>
@@ -42,26 +42,25 @@ struct near_miss {
 
 std::ostream& operator<<(std::ostream& out, near_miss const& m);
 
-// Every rule a document breaks: the catalogue's decoder for a type, the shape validator for a
-// schema known at run time.
+// Every rule a document breaks, as a tool would refuse it: the catalogue's decoder by default.
 using judge = std::function<std::vector<violation>(boost::json::value const&)>;
 
 judge judge_of(type_info const& type);
-judge judge_of(shape const& s);
+judge judge_of(compiled_schema const& s);
 
 // The schema near misses of one valid document, confirmed by `confirm`.
-std::vector<near_miss> near_misses(shape const& s, boost::json::value const& valid, judge const& confirm);
+std::vector<near_miss> near_misses(compiled_schema const& s, boost::json::value const& valid, judge const& confirm);
 inline std::vector<near_miss> near_misses(type_info const& type, boost::json::value const& valid) {
-    return near_misses(shape_of(type), valid, judge_of(type));
+    return near_misses(lowered(type), valid, judge_of(type));
 }
 
 // The boundary cases built around one valid document, each confirmed by read_json.
 std::vector<near_miss> boundary_cases(boost::json::value const& valid);
 
 // Near misses and boundary cases of generated valid documents.
-rc::Gen<near_miss> near_miss_gen(shape const& s, judge confirm, options const& opts = {});
+rc::Gen<near_miss> near_miss_gen(compiled_schema const& s, judge confirm, options const& opts = {});
 inline rc::Gen<near_miss> near_miss_gen(type_info const& type, options const& opts = {}) {
-    return near_miss_gen(shape_of(type), judge_of(type), opts);
+    return near_miss_gen(lowered(type), judge_of(type), opts);
 }
 
 } // namespace agentrt::fuzz

@@ -1,11 +1,9 @@
-// JSON Schema known at run time, compiled into a shape for exactly the keywords the generators
-// and the validator support; anything else is refused by name rather than guessed at.
-#include <agentrt/fuzz/schema.hpp>
+// JSON Schema known at run time, compiled into schema nodes for exactly the keywords the decoder
+// checks and the generators honour; anything else is refused by name rather than guessed at.
+#include <agentrt/catalog/compiled_schema.hpp>
 
-#include <agentrt/catalog/decode.hpp>
 #include <agentrt/catalog/pattern.hpp>
 
-#include "internal.hpp"
 #include "internal/numbers.hpp"
 #include "internal/text.hpp"
 
@@ -15,7 +13,7 @@
 #include <map>
 #include <set>
 
-namespace agentrt::fuzz {
+namespace agentrt {
 namespace {
 
 namespace json = boost::json;
@@ -26,13 +24,13 @@ struct schema_error {
 
 class compiler {
 public:
-    compiler(json::value const& root, std::deque<shape_node>& nodes) : root_(root), nodes_(nodes) {}
+    compiler(json::value const& root, std::deque<schema_node>& nodes) : root_(root), nodes_(nodes) {}
 
-    shape_node const* compile(json::value const& s, std::string const& where) {
+    schema_node const* compile(json::value const& s, std::string const& where) {
         auto& n = nodes_.emplace_back();
         if (s.is_bool()) {
-            if (!s.get_bool()) // false: nothing is valid, which no generator can honour
-                fail(where, "false", "a schema that accepts nothing cannot be generated for");
+            if (!s.get_bool()) // false: nothing is valid, so the tool could never be called
+                fail(where, "false", "a schema that accepts nothing leaves the tool no valid call");
             return &n;
         }
         if (!s.is_object())
@@ -75,15 +73,15 @@ private:
         return d;
     }
 
-    shape_node const* sub(json::value const& v, std::string const& where, std::string const& token) {
+    schema_node const* sub(json::value const& v, std::string const& where, std::string const& token) {
         return compile(v, where + "/" + internal::escape_pointer_token(token));
     }
 
-    void keyword(shape_node& n, std::string const& k, json::value const& v, std::string const& where) {
+    void keyword(schema_node& n, std::string const& k, json::value const& v, std::string const& where) {
         std::string here = where + "/" + internal::escape_pointer_token(k);
         constraints& c = n.keywords;
         if (k == "type")
-            return types(n, v, here);
+            return types(n, v, where);
         if (k == "enum" || k == "const") {
             n.has_enum = true;
             n.is_const = k == "const";
@@ -205,6 +203,8 @@ private:
                 fail(where, k, "only draft 2020-12 is supported");
             return;
         }
+        if (k == "description" && v.is_string())
+            return void(n.description = std::string(v.get_string()));
         static std::set<std::string> const annotations{"$comment", "title",      "description", "default",
                                                        "examples", "deprecated", "readOnly",    "writeOnly"};
         if (annotations.contains(k))
@@ -212,7 +212,7 @@ private:
         fail(where, k, "keyword \"" + k + "\" is not supported, so it could be neither checked nor generated for");
     }
 
-    void types(shape_node& n, json::value const& v, std::string const& where) {
+    void types(schema_node& n, json::value const& v, std::string const& where) {
         static std::map<std::string, std::uint8_t> const bits{
             {"null", json_type::null},     {"boolean", json_type::boolean}, {"integer", json_type::integer},
             {"number", json_type::number}, {"string", json_type::string},   {"array", json_type::array},
@@ -229,7 +229,7 @@ private:
             one(v);
     }
 
-    void apply_required(shape_node& n) {
+    void apply_required(schema_node& n) {
         auto [first, last] = required_.equal_range(&n);
         for (auto it = first; it != last; ++it)
             for (auto& p : n.properties)
@@ -252,7 +252,7 @@ public:
     }
 
 private:
-    shape_node const* resolve_ref(std::string const& ref, std::string const& where) {
+    schema_node const* resolve_ref(std::string const& ref, std::string const& where) {
         if (ref.empty() || ref[0] != '#')
             fail(where, "$ref", "only local references (\"#...\") are supported, got \"" + ref + "\"");
         json::value const* target = &root_;
@@ -269,7 +269,7 @@ private:
         // Compile the target once; a reference back into it (recursion) finds it in the map.
         auto& placeholder = nodes_.emplace_back();
         compiled_[target] = &placeholder;
-        shape_node const* compiled = compile(*target, pointer);
+        schema_node const* compiled = compile(*target, pointer);
         placeholder.ref = compiled;
         link_pending();
         return &placeholder;
@@ -287,23 +287,23 @@ public:
 
 private:
     json::value const& root_;
-    std::deque<shape_node>& nodes_;
-    std::vector<std::pair<shape_node*, std::pair<std::string, std::string>>> refs_;
+    std::deque<schema_node>& nodes_;
+    std::vector<std::pair<schema_node*, std::pair<std::string, std::string>>> refs_;
     std::size_t linked_ = 0;
-    std::multimap<shape_node*, std::string> required_;
-    std::map<json::value const*, shape_node const*> compiled_;
+    std::multimap<schema_node*, std::string> required_;
+    std::map<json::value const*, schema_node const*> compiled_;
 };
 
 } // namespace
 
-result<shape> compile_schema(json::value const& schema) {
-    auto nodes = std::make_shared<std::deque<shape_node>>();
+result<compiled_schema> compile_schema(json::value const& schema) {
+    auto nodes = std::make_shared<std::deque<schema_node>>();
     try {
         compiler c(schema, *nodes);
-        shape_node const* root = c.compile(schema, "");
+        schema_node const* root = c.compile(schema, "");
         c.link_all();
         c.close_required();
-        return shape(std::move(nodes), root);
+        return compiled_schema(std::move(nodes), root);
     } catch (schema_error const& e) {
         error out;
         out.code = errc::invalid_schema;
@@ -314,42 +314,4 @@ result<shape> compile_schema(json::value const& schema) {
     }
 }
 
-std::vector<violation> validate(shape const& s, json::value const& document) {
-    return detail::validate(s.root(), document);
-}
-
-result<tool_entry> schema_tool(std::string name, std::string description, json::object schema, side_effect effect,
-                               std::chrono::milliseconds timeout, json_call call, bool terminal) {
-    auto compiled = compile_schema(schema);
-    if (!compiled)
-        return compiled.error();
-    tool_entry e;
-    e.name = std::move(name);
-    e.description = std::move(description);
-    e.input_schema = std::move(schema);
-    e.effect = effect;
-    e.timeout = timeout;
-    e.terminal = terminal;
-    e.argument_type = nullptr;
-    e.decode = [s = *compiled](json::value const& document) -> result<arguments> {
-        auto violations = detail::validate(s.root(), document);
-        if (!violations.empty())
-            return invalid_arguments(std::move(violations));
-        return arguments(document, nullptr, nullptr);
-    };
-    e.call = [call = std::move(call)](arguments const& a, call_context const& context) {
-        return call(a.json(), context);
-    };
-    return e;
-}
-
-shape shape_of(tool_entry const& entry) {
-    if (entry.argument_type)
-        return shape_of(*entry.argument_type);
-    auto compiled = compile_schema(entry.input_schema);
-    if (!compiled)
-        throw exception(compiled.error());
-    return *compiled;
-}
-
-} // namespace agentrt::fuzz
+} // namespace agentrt

@@ -1,25 +1,28 @@
-#include <agentrt/fuzz/shape.hpp>
+// Reflected types lowered into schema nodes, once per type.
+#include <agentrt/catalog/compiled_schema.hpp>
 
 #include <map>
 #include <mutex>
 
-namespace agentrt::fuzz {
+namespace agentrt {
 namespace {
 
 namespace json = boost::json;
 
 class lowerer {
 public:
-    explicit lowerer(std::deque<shape_node>& nodes) : nodes_(nodes) {}
+    explicit lowerer(std::deque<schema_node>& nodes) : nodes_(nodes) {}
 
-    shape_node const* lower(type_info const& t) {
-        if (t.kind == type_kind::optional)
+    schema_node const* lower(type_info const& t) {
+        if (t.kind == type_kind::optional) // a member that may be absent: the property says so
             return lower(*t.element);
         auto& n = nodes_.emplace_back();
-        n.typed = true;
+        n.type = &t;
         n.keywords = t.keywords;
         n.keywords.pattern = {};
+        n.keywords.description = {};
         n.pattern = std::string(t.keywords.pattern);
+        n.description = std::string(t.keywords.description);
         switch (t.kind) {
         case type_kind::boolean:
             n.types = json_type::boolean;
@@ -48,14 +51,13 @@ public:
             n.types = json_type::object;
             n.additional = extra_members::forbidden;
             for (auto const& m : t.members)
-                n.properties.push_back(property{std::string(m.name), lower(*m.type), m.required});
+                n.properties.push_back(property{std::string(m.name), lower(*m.type), m.required, &m});
             break;
         case type_kind::array:
             n.types = json_type::array;
             n.items = lower(*t.element);
             break;
         case type_kind::map:
-            // The decoder reads item counts of a map nowhere, so the shape carries none either.
             n.types = json_type::object;
             n.keywords.min_items = n.keywords.max_items = std::nullopt;
             n.keywords.unique_items = false;
@@ -74,29 +76,27 @@ public:
     }
 
 private:
-    std::deque<shape_node>& nodes_;
+    std::deque<schema_node>& nodes_;
 };
 
 } // namespace
 
-shape shape_of(type_info const& type) {
+compiled_schema const& lowered(type_info const& type) {
     static std::mutex guard;
-    static std::map<type_info const*, shape> cache;
+    static std::map<type_info const*, compiled_schema> cache; // nodes of a map never move
     std::lock_guard lock(guard);
     if (auto found = cache.find(&type); found != cache.end())
         return found->second;
-    auto nodes = std::make_shared<std::deque<shape_node>>();
-    shape_node const* root = lowerer(*nodes).lower(type);
-    shape s(std::move(nodes), root);
-    cache.emplace(&type, s);
-    return s;
+    auto nodes = std::make_shared<std::deque<schema_node>>();
+    schema_node const* root = lowerer(*nodes).lower(type);
+    return cache.emplace(&type, compiled_schema(std::move(nodes), root)).first->second;
 }
 
-shape_node const& resolve(shape_node const& node) noexcept {
-    shape_node const* n = &node;
+schema_node const& resolve(schema_node const& node) noexcept {
+    schema_node const* n = &node;
     for (int hops = 0; n->ref && hops < 64; ++hops)
         n = n->ref;
     return *n;
 }
 
-} // namespace agentrt::fuzz
+} // namespace agentrt

@@ -1,4 +1,4 @@
-#include <agentrt/fuzz/shape.hpp>
+#include <agentrt/catalog/compiled_schema.hpp>
 
 #include <agentrt/catalog/reflect.hpp>
 
@@ -6,15 +6,15 @@
 
 namespace {
 using namespace test_tools;
-namespace fuzz = agentrt::fuzz;
 } // namespace
 
-TEST_CASE("a_typed_shape_lowers_variants_enums_tags_and_optionals") {
-    auto s = fuzz::shape_of(agentrt::type_info_of<send_args>());
+TEST_CASE("a_typed_schema_lowers_variants_enums_tags_and_optionals") {
+    auto s = agentrt::lowered(agentrt::type_info_of<send_args>());
     auto const& root = s.root();
-    CHECK(root.typed);
-    CHECK(root.types == fuzz::json_type::object);
-    CHECK(root.additional == fuzz::extra_members::forbidden);
+    CHECK(root.typed());
+    CHECK(root.type == &agentrt::type_info_of<send_args>());
+    CHECK(root.types == agentrt::json_type::object);
+    CHECK(root.additional == agentrt::extra_members::forbidden);
     REQUIRE(root.properties.size() == 6);
     auto const& to = *root.properties[0].node;
     REQUIRE(to.one_of.size() == 2);
@@ -24,7 +24,7 @@ TEST_CASE("a_typed_shape_lowers_variants_enums_tags_and_optionals") {
     CHECK(root.properties[3].name == "urgency");
     CHECK_FALSE(root.properties[3].required);
     CHECK(root.properties[3].node->enumeration.size() == 3);
-    CHECK(root.properties[4].node->additional == fuzz::extra_members::schema);
+    CHECK(root.properties[4].node->additional == agentrt::extra_members::schema);
     CHECK(root.properties[1].node->keywords.unique_items);
-    CHECK(&fuzz::shape_of(agentrt::type_info_of<send_args>()).root() == &root); // cached
+    CHECK(&agentrt::lowered(agentrt::type_info_of<send_args>()).root() == &root); // cached
 }
