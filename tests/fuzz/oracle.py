@@ -1,7 +1,7 @@
 """Independent oracle: Debian's python3-jsonschema judges agentrt's generated values and near misses.
 
-Reads JSON lines {"schema": ..., "text": "...", "valid": true|false} and reports every line where
-Draft202012Validator disagrees. Run with /usr/bin/python3 (Debian's interpreter has the module).
+Reads JSON lines {"source": ..., "kind": ..., "schema": ..., "text": "...", "valid": true|false} (valid
+is agentrt's verdict) and reports every line where Draft202012Validator disagrees, with both verdicts. Run with /usr/bin/python3 (Debian's interpreter has the module).
 """
 import decimal
 import json
@@ -38,8 +38,9 @@ with open(sys.argv[1], encoding="utf-8") as lines:
         verdict = compiled[key].is_valid(json.loads(case["text"]))
         if verdict != case["valid"]:
             disagreements += 1
-            if disagreements <= 10:
-                print(f"disagreement: agentrt says {'valid' if case['valid'] else 'invalid'}"
-                      f" ({case.get('rule', '')} at {case.get('pointer', '')!r}): {case['text']}")
+            said = lambda valid: "valid" if valid else "invalid"
+            where = f" ({case['rule']} at {case['pointer']!r})" if "rule" in case else ""
+            print(f"disagreement on {case['source']}, {case['kind']}{where}: agentrt says {said(case['valid'])},"
+                  f" python3-jsonschema says {said(verdict)}: {case['text']}")
 print(f"{total} cases, {disagreements} disagreements")
 sys.exit(1 if disagreements or total == 0 else 0)

@@ -7,6 +7,7 @@
 #include <agentrt/fuzz/generate.hpp>
 #include <agentrt/fuzz/near_miss.hpp>
 
+#include "support/run_time_schemas.hpp"
 #include "support/test_tools.hpp"
 
 #include <boost/json/parse.hpp>
@@ -19,34 +20,6 @@ namespace {
 using namespace test_tools;
 namespace json = boost::json;
 namespace fuzz = agentrt::fuzz;
-
-// Every keyword the run-time path supports, in one schema.
-constexpr char const* everything = R"({
-  "type": "object",
-  "properties": {
-    "id": {"type": "integer", "minimum": 1, "maximum": 9},
-    "tags": {"type": "array", "items": {"type": "string", "maxLength": 3}, "uniqueItems": true,
-             "minItems": 1, "maxItems": 3},
-    "pair": {"type": "array", "prefixItems": [{"type": "boolean"}, {"const": "x"}], "items": false},
-    "kind": {"enum": ["a", "b", 3]},
-    "ratio": {"type": ["number", "null"], "exclusiveMinimum": 0, "exclusiveMaximum": 10, "multipleOf": 0.25},
-    "code": {"type": "string", "pattern": "^[a-c]{2}\\d$", "minLength": 3},
-    "either": {"oneOf": [{"type": "string"}, {"type": "integer"}]},
-    "any": {"anyOf": [{"type": "string", "minLength": 2}, {"type": "boolean"}]},
-    "small": {"allOf": [{"type": "integer", "minimum": 0}, {"maximum": 5}]},
-    "meta": {"type": "object", "additionalProperties": {"type": "integer"}, "minProperties": 1, "maxProperties": 2},
-    "open": {"type": "object", "minProperties": 1, "maxProperties": 3},
-    "tree": {"$ref": "#/$defs/tree"}
-  },
-  "required": ["id", "tags"],
-  "additionalProperties": false,
-  "$defs": {
-    "tree": {"type": "object", "description": "a recursive node",
-             "properties": {"v": {"type": "integer"}, "kids": {"type": "array", "items": {"$ref": "#/$defs/tree"},
-                                                               "maxItems": 2}},
-             "required": ["v"], "additionalProperties": false}
-  }
-})";
 
 agentrt::compiled_schema compiled(char const* text) {
     auto s = agentrt::compile_schema(json::parse(text));
@@ -80,7 +53,7 @@ void derived_schema_agrees_with_the_decoder(char const* name) {
 } // namespace
 
 TEST_CASE("values_generated_from_a_run_time_schema_satisfy_its_validator") {
-    auto shape = compiled(everything);
+    auto shape = compiled(run_time_schemas::everything);
     AGENTRT_CHECK_PROPERTY(
         "everything",
         [shape] {
@@ -93,7 +66,7 @@ TEST_CASE("values_generated_from_a_run_time_schema_satisfy_its_validator") {
 }
 
 TEST_CASE("run_time_near_misses_are_refused_by_the_validator_for_their_rule") {
-    auto shape = compiled(everything);
+    auto shape = compiled(run_time_schemas::everything);
     std::set<std::string> rules;
     for (auto const& valid : fuzz::sample(fuzz::valid_json(shape), 150, 4))
         for (auto const& m : fuzz::near_misses(shape, valid, fuzz::judge_of(shape))) {
@@ -118,11 +91,12 @@ TEST_CASE("the_derived_schemas_of_the_test_catalogue_compile_and_agree_with_the_
 }
 
 TEST_CASE("a_schema_tool_enters_the_table_and_validates_with_the_typed_error_format") {
-    auto tool = agentrt::schema_tool("lookup", "Look something up.", json::parse(everything).as_object(),
-                                     agentrt::side_effect::read_only, std::chrono::milliseconds(500),
-                                     [](json::value const& a, agentrt::call_context const&) -> agentrt::tool_result {
-                                         return agentrt::tool_output{a, "ok"};
-                                     });
+    auto tool =
+        agentrt::schema_tool("lookup", "Look something up.", json::parse(run_time_schemas::everything).as_object(),
+                             agentrt::side_effect::read_only, std::chrono::milliseconds(500),
+                             [](json::value const& a, agentrt::call_context const&) -> agentrt::tool_result {
+                                 return agentrt::tool_output{a, "ok"};
+                             });
     REQUIRE(tool);
     CHECK(tool->argument_type == nullptr);
     agentrt::tool_table table({*tool});
