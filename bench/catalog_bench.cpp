@@ -10,6 +10,8 @@
 #include <valijson/schema_parser.hpp>
 #include <valijson/validator.hpp>
 
+#include <boost/json/parse.hpp>
+
 #include <string>
 
 using namespace test_tools;
@@ -40,6 +42,12 @@ constexpr std::string_view send_text =
     R"( "subject": "Quarterly report, revised figures for the north region", "urgency": "normal",)"
     R"( "counters": {"retries": 0, "pages": 12, "attachments": 3}, "options": {"enabled": true}})";
 
+// The same call to a colleague: the policy allows it, so its verdict carries no text or JSON.
+constexpr std::string_view internal_text =
+    R"({"to": {"kind": "email", "address": "someone@example.com"}, "cc": ["ops@example.com", "audit@example.com"],)"
+    R"( "subject": "Quarterly report, revised figures for the north region", "urgency": "normal",)"
+    R"( "counters": {"retries": 0, "pages": 12, "attachments": 3}, "options": {"enabled": true}})";
+
 agentrt::tool_table const& table() {
     static auto const t = shop{}.table();
     return t;
@@ -53,6 +61,18 @@ void policy_evaluation(benchmark::State& state) {
         benchmark::DoNotOptimize(policy(tool, accepted.args, agentrt::run_view{}));
 }
 BENCHMARK(policy_evaluation);
+
+// The evaluator's own share: dispatch to the typed rule, a verdict that allocates nothing.
+void policy_evaluation_allow(benchmark::State& state) {
+    auto policy = agentrt::lower_policy(shop_policy{}, shop{});
+    auto accepted = table().accept("send_message", internal_text).value();
+    auto const& tool = table().at(accepted.index);
+    if (policy(tool, accepted.args, agentrt::run_view{}).outcome != agentrt::outcome::allow)
+        state.SkipWithError("the policy does not allow the internal call");
+    for (auto _ : state)
+        benchmark::DoNotOptimize(policy(tool, accepted.args, agentrt::run_view{}));
+}
+BENCHMARK(policy_evaluation_allow);
 
 void class_table_evaluation(benchmark::State& state) {
     auto policy = agentrt::lower_policy(agentrt::class_table{}, shop{});
@@ -74,6 +94,14 @@ void acceptance_path(benchmark::State& state) {
 }
 BENCHMARK(acceptance_path);
 
+// The baseline of the acceptance path: Boost.JSON's plain parse of the same bytes.
+void boost_json_parse(benchmark::State& state) {
+    for (auto _ : state)
+        benchmark::DoNotOptimize(boost::json::parse(send_text));
+    state.SetBytesProcessed(std::int64_t(state.iterations() * send_text.size()));
+}
+BENCHMARK(boost_json_parse);
+
 void strict_read_only(benchmark::State& state) {
     for (auto _ : state)
         benchmark::DoNotOptimize(agentrt::read_json(send_text));
@@ -91,6 +119,17 @@ void validate_agentrt(benchmark::State& state) {
     }
 }
 BENCHMARK(validate_agentrt);
+
+// The same tool's schema given at run time: the same decoder over compiled nodes, nothing stored.
+void validate_agentrt_run_time(benchmark::State& state) {
+    auto document = agentrt::read_json(send_text).value();
+    auto schema = agentrt::compile_schema(agentrt::schema_of<send_args>()).value();
+    if (!agentrt::validate(schema, document).empty())
+        state.SkipWithError("the compiled schema refuses the document");
+    for (auto _ : state)
+        benchmark::DoNotOptimize(agentrt::validate(schema, document));
+}
+BENCHMARK(validate_agentrt_run_time);
 
 void validate_valijson(benchmark::State& state) {
     boost::json::value schema_document = agentrt::schema_of<send_args>();

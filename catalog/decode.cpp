@@ -52,6 +52,8 @@ bool is_integral(json::value const& v) {
 
 // Equality as JSON Schema has it: numbers by value, objects regardless of member order.
 bool json_equal(json::value const& a, json::value const& b) {
+    if (a.is_string()) // enum members and tags, the common case
+        return b.is_string() && a.get_string() == b.get_string();
     if (a.is_number() && b.is_number())
         return internal::compare(exact(a), exact(b)) == 0;
     if (a.kind() != b.kind())
@@ -235,10 +237,10 @@ private:
         path_.pop_back();
     }
 
-    // Whether the value passes `n` alone, nothing stored, nothing reported here.
-    bool passes(schema_node const& n, json::value const& v) const {
+    // Whether the value passes `n` alone, nothing stored, nothing reported here (so the inner
+    // decoder needs no path: its violations are counted, never shown).
+    static bool passes(schema_node const& n, json::value const& v) {
         decoder inner;
-        inner.path_ = path_;
         inner.walk(n, v, nullptr);
         return inner.found_.empty();
     }

@@ -82,14 +82,23 @@ private:
 } // namespace
 
 compiled_schema const& lowered(type_info const& type) {
+    // decode_into(type_info) asks on every call: the last answer of this thread needs no lock.
+    thread_local type_info const* last_type = nullptr;
+    thread_local compiled_schema const* last = nullptr;
+    if (last_type == &type)
+        return *last;
     static std::mutex guard;
     static std::map<type_info const*, compiled_schema> cache; // nodes of a map never move
     std::lock_guard lock(guard);
-    if (auto found = cache.find(&type); found != cache.end())
-        return found->second;
-    auto nodes = std::make_shared<std::deque<schema_node>>();
-    schema_node const* root = lowerer(*nodes).lower(type);
-    return cache.emplace(&type, compiled_schema(std::move(nodes), root)).first->second;
+    auto found = cache.find(&type);
+    if (found == cache.end()) {
+        auto nodes = std::make_shared<std::deque<schema_node>>();
+        schema_node const* root = lowerer(*nodes).lower(type);
+        found = cache.emplace(&type, compiled_schema(std::move(nodes), root)).first;
+    }
+    last_type = &type;
+    last = &found->second;
+    return *last;
 }
 
 schema_node const& resolve(schema_node const& node) noexcept {
