@@ -10,8 +10,9 @@
 #include <boost/json/array.hpp>
 #include <boost/json/serialize.hpp>
 
+#include <algorithm>
+#include <iterator>
 #include <map>
-#include <set>
 
 namespace agentrt {
 namespace {
@@ -24,7 +25,8 @@ struct schema_error {
 
 class compiler {
 public:
-    compiler(json::value const& root, std::deque<schema_node>& nodes) : root_(root), nodes_(nodes) {}
+    compiler(json::value const& root, std::deque<schema_node>& nodes)
+        : root_(root), nodes_(nodes), dialect_(dialect_of_root(root)) {}
 
     schema_node const* compile(json::value const& s, std::string const& where) {
         auto& n = nodes_.emplace_back();
@@ -36,12 +38,40 @@ public:
         if (!s.is_object())
             fail(where, "type", "a schema must be an object or a boolean");
         auto const& o = s.get_object();
+        if (dialect_ == dialect::draft_07 && o.contains("$ref"))
+            for (auto const& kv : o)
+                if (kv.key() != "$ref" && !annotation(kv.key()) && kv.key() != "definitions" && kv.key() != "$defs")
+                    // Draft-07 ignores what sits beside a $ref, 2020-12 applies it: agentrt guesses neither.
+                    fail(where, "$ref",
+                         "in draft-07 \"" + std::string(kv.key()) +
+                             "\" beside $ref is ignored; put both in an allOf to have both applied");
         for (auto const& kv : o)
             keyword(n, std::string(kv.key()), kv.value(), where);
         return &n;
     }
 
 private:
+    enum class dialect { draft_2020_12, draft_07, unknown };
+
+    static dialect dialect_of(std::string_view uri) {
+        if (uri == "https://json-schema.org/draft/2020-12/schema")
+            return dialect::draft_2020_12;
+        if (uri == "http://json-schema.org/draft-07/schema#" || uri == "http://json-schema.org/draft-07/schema")
+            return dialect::draft_07;
+        return dialect::unknown;
+    }
+
+    static dialect dialect_of_root(json::value const& root) {
+        auto const* declared = root.is_object() ? root.get_object().if_contains("$schema") : nullptr;
+        return declared && declared->is_string() ? dialect_of(declared->get_string()) : dialect::draft_2020_12;
+    }
+
+    static bool annotation(std::string_view k) {
+        static constexpr std::string_view names[] = {"$comment", "title",      "description", "default",
+                                                     "examples", "deprecated", "readOnly",    "writeOnly"};
+        return std::find(std::begin(names), std::end(names), k) != std::end(names);
+    }
+
     [[noreturn]] static void fail(std::string const& where, std::string keyword, std::string detail) {
         throw schema_error{where, std::move(keyword), std::move(detail)};
     }
@@ -126,6 +156,8 @@ private:
         if (k == "maxProperties")
             return void(n.max_properties = count(v, where, k));
         if (k == "items") {
+            if (v.is_array())
+                fail(where, k, "an array of schemas (draft-07's tuple form) is not supported: use prefixItems");
             if (v.is_bool() && !v.get_bool())
                 return void(n.closed_items = true); // a tuple: prefixItems and nothing more
             return void(n.items = compile(v, here));
@@ -199,28 +231,25 @@ private:
             return;
         }
         if (k == "$schema") {
-            if (!v.is_string() || v.get_string() != "https://json-schema.org/draft/2020-12/schema")
-                fail(where, k, "only draft 2020-12 is supported");
+            if (!v.is_string() || dialect_of(v.get_string()) == dialect::unknown)
+                fail(where, k, "only draft 2020-12 and draft-07 are supported");
             return;
         }
         if (k == "description" && v.is_string())
             return void(n.description = std::string(v.get_string()));
-        static std::set<std::string> const annotations{"$comment", "title",      "description", "default",
-                                                       "examples", "deprecated", "readOnly",    "writeOnly"};
-        if (annotations.contains(k))
+        if (annotation(k))
             return;
         fail(where, k, "keyword \"" + k + "\" is not supported, so it could be neither checked nor generated for");
     }
 
     void types(schema_node& n, json::value const& v, std::string const& where) {
-        static std::map<std::string, std::uint8_t> const bits{
-            {"null", json_type::null},     {"boolean", json_type::boolean}, {"integer", json_type::integer},
-            {"number", json_type::number}, {"string", json_type::string},   {"array", json_type::array},
-            {"object", json_type::object}};
         auto one = [&](json::value const& t) {
-            if (!t.is_string() || !bits.contains(std::string(t.get_string())))
+            auto const* known =
+                std::find_if(std::begin(json_type::names), std::end(json_type::names),
+                             [&](auto const& named) { return t.is_string() && t.get_string() == named.name; });
+            if (known == std::end(json_type::names))
                 fail(where, "type", "unknown type " + json::serialize(t));
-            n.types |= bits.at(std::string(t.get_string()));
+            n.types |= known->bit;
         };
         if (v.is_array())
             for (auto const& t : v.get_array())
@@ -288,6 +317,7 @@ public:
 private:
     json::value const& root_;
     std::deque<schema_node>& nodes_;
+    dialect dialect_;
     std::vector<std::pair<schema_node*, std::pair<std::string, std::string>>> refs_;
     std::size_t linked_ = 0;
     std::multimap<schema_node*, std::string> required_;

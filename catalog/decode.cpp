@@ -265,12 +265,8 @@ private:
     }
 
     void wrong_type(schema_node const& n, json::value const& v) {
-        static constexpr std::pair<std::uint8_t, char const*> names[] = {
-            {json_type::null, "null"},     {json_type::boolean, "boolean"}, {json_type::integer, "integer"},
-            {json_type::number, "number"}, {json_type::string, "string"},   {json_type::array, "array"},
-            {json_type::object, "object"}};
         std::string expected;
-        for (auto const& [bit, name] : names)
+        for (auto const& [bit, name] : json_type::names)
             if (n.types & bit)
                 expected += (expected.empty() ? "" : " or ") + std::string(name);
         add("type", expected + ", got " + json_type_name(v) + " " + internal::display(v));
@@ -438,8 +434,8 @@ private:
     }
 
     void object(schema_node const& n, json::object const& o, void* target) {
-        if (!n.lowered_from(type_kind::object))
-            target = target && n.lowered_from(type_kind::map) ? target : nullptr;
+        if (!n.lowered_from(type_kind::object) && !n.lowered_from(type_kind::map))
+            target = nullptr;
         std::size_t present = 0;
         for (auto const& p : n.properties) {
             auto const* found = o.if_contains(p.name);

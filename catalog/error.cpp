@@ -32,6 +32,12 @@ char const* to_string(errc code) noexcept {
         return "storage_full";
     case errc::store_damaged:
         return "store_damaged";
+    case errc::server_failed:
+        return "server_failed";
+    case errc::timed_out:
+        return "timed_out";
+    case errc::pin_mismatch:
+        return "pin_mismatch";
     }
     return "unknown";
 }

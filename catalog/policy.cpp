@@ -47,8 +47,11 @@ verdict class_table::operator()(untyped_request const& request, run_view const&)
     }
     case side_effect::destructive:
         return deny(std::string(request.tool) + " is destructive; the class table never allows it");
+    case side_effect::unknown:
+        break;
     }
-    return deny("unknown side-effect class");
+    return deny(std::string(request.tool) +
+                " has no side-effect class (nobody classified it); the class table never allows it");
 }
 
 } // namespace agentrt

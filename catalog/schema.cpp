@@ -27,12 +27,8 @@ void numeric_keywords(json::object& s, constraints const& k) {
 }
 
 json::value type_keyword(std::uint8_t types) {
-    static constexpr std::pair<std::uint8_t, char const*> names[] = {
-        {json_type::null, "null"},     {json_type::boolean, "boolean"}, {json_type::integer, "integer"},
-        {json_type::number, "number"}, {json_type::string, "string"},   {json_type::array, "array"},
-        {json_type::object, "object"}};
     json::array all;
-    for (auto const& [bit, name] : names)
+    for (auto const& [bit, name] : json_type::names)
         if (types & bit)
             all.emplace_back(name);
     if (all.size() == 1)
@@ -45,7 +41,8 @@ public:
     json::object write(schema_node const& raw) {
         schema_node const& n = resolve(raw);
         if (std::find(open_.begin(), open_.end(), &n) != open_.end())
-            throw std::invalid_argument("agentrt: a recursive schema cannot be written without $ref");
+            throw std::invalid_argument("agentrt: a recursive schema cannot be written out without $ref; "
+                                        "show a run-time tool's input_schema as it was given");
         open_.push_back(&n);
         json::object s = keywords(n);
         open_.pop_back();

@@ -12,13 +12,15 @@ std::string_view to_string(side_effect effect) noexcept {
         return "remote_mutation";
     case side_effect::destructive:
         return "destructive";
+    case side_effect::unknown:
+        break;
     }
     return "unknown";
 }
 
 std::optional<side_effect> parse_side_effect(std::string_view text) noexcept {
-    for (auto e :
-         {side_effect::read_only, side_effect::local_mutation, side_effect::remote_mutation, side_effect::destructive})
+    for (auto e : {side_effect::read_only, side_effect::local_mutation, side_effect::remote_mutation,
+                   side_effect::destructive, side_effect::unknown})
         if (to_string(e) == text)
             return e;
     return std::nullopt;

@@ -125,7 +125,11 @@ TEST_SUITE("one schema core") {
             {R"({"type":"string","pattern":"^(?=a)b"})", "", "pattern"},
             {R"({"$ref":"https://example.com/s.json"})", "", "$ref"},
             {R"({"$ref":"#/$defs/missing"})", "", "$ref"},
-            {R"({"$schema":"http://json-schema.org/draft-07/schema#"})", "", "$schema"},
+            {R"({"$schema":"http://json-schema.org/draft-04/schema#"})", "", "$schema"},
+            {R"({"$schema":"http://json-schema.org/draft-07/schema#","$ref":"#/definitions/a","type":"string",
+                 "definitions":{"a":{}}})",
+             "", "$ref"},
+            {R"({"type":"array","items":[{"type":"string"}]})", "", "items"},
             {R"({"type":"object","patternProperties":{"^a":{}}})", "", "patternProperties"},
             {R"({"type":"array","items":{"type":"array","contains":{"type":"integer"}}})", "/items", "contains"},
             {R"({"if":{"type":"string"},"then":{"minLength":1}})", "", "if"},
@@ -159,6 +163,18 @@ TEST_SUITE("one schema core") {
         CHECK(s.root().description == "d");
         CHECK(agentrt::validate(s, json::value(1)).empty());
         CHECK(agentrt::validate(s, json::value("1")).size() == 1);
+    }
+
+    TEST_CASE("a draft-07 schema means what it means in 2020-12 within the subset") {
+        // What MCP servers built on zod send: draft-07, with annotations beside a $ref.
+        auto s = compiled(R"({"$schema":"http://json-schema.org/draft-07/schema#","type":"object",
+                             "properties":{"a":{"$ref":"#/definitions/n","description":"the first"}},
+                             "required":["a"],"definitions":{"n":{"type":"number","maximum":10}}})");
+        CHECK(agentrt::validate(s, json::parse(R"({"a":3})")).empty());
+        auto refused = agentrt::validate(s, json::parse(R"({"a":11})"));
+        REQUIRE(refused.size() == 1);
+        CHECK(refused[0].keyword == "maximum");
+        CHECK(refused[0].pointer == "/a");
     }
 
     TEST_CASE("an enum outsider is reported as one whatever its JSON type") {

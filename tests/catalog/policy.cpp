@@ -104,6 +104,15 @@ TEST_SUITE("policy") {
               agentrt::outcome::allow);
     }
 
+    TEST_CASE("the class table denies a tool nobody classified") {
+        boost::json::value none;
+        auto v = agentrt::class_table{}({"mcp_tool", agentrt::side_effect::unknown, none}, {});
+        CHECK(v.outcome == agentrt::outcome::deny);
+        CHECK(v.reason == "mcp_tool has no side-effect class (nobody classified it); the class table never allows it");
+        CHECK(agentrt::to_string(agentrt::side_effect::unknown) == "unknown");
+        CHECK(agentrt::parse_side_effect("unknown") == agentrt::side_effect::unknown);
+    }
+
     TEST_CASE("a tool outside the typed catalogue is denied by a policy without a fallback") {
         agentrt::tool_entry runtime_tool;
         runtime_tool.name = "from_runtime";

@@ -29,6 +29,15 @@ namespace agentrt {
 namespace json_type {
 inline constexpr std::uint8_t null = 1, boolean = 2, integer = 4, number = 8, string = 16, array = 32, object = 64;
 inline constexpr std::uint8_t any = 0;
+
+// Each bit and the name the "type" keyword spells it with.
+struct named_bit {
+    std::uint8_t bit;
+    char const* name;
+};
+inline constexpr named_bit names[] = {{null, "null"},     {boolean, "boolean"}, {integer, "integer"},
+                                      {number, "number"}, {string, "string"},   {array, "array"},
+                                      {object, "object"}};
 } // namespace json_type
 
 struct schema_node;

@@ -30,6 +30,9 @@ enum class errc {
     store_failed,      // the store cannot be opened or used as asked (permissions, version, I/O)
     storage_full,      // the store's storage is full (no space left, LMDB's map at its maximum): nothing written
     store_damaged,     // the store's files are damaged (cut short, a record failing its checksum): restore a backup
+    server_failed,     // a tool server (MCP) could not be started, broke its protocol, or went away
+    timed_out,         // a request to a tool server got no answer before its deadline, or was cancelled
+    pin_mismatch,      // a tool server's definitions differ from the operator's pins: review and pin again
 };
 
 char const* to_string(errc code) noexcept;

@@ -84,7 +84,7 @@ struct untyped_request {
 };
 
 // The built-in policy by side-effect class: read_only and local_mutation are allowed,
-// remote_mutation needs an approval of kind "side_effect", destructive and anything else denied.
+// remote_mutation needs an approval of kind "side_effect", destructive and unknown denied.
 struct class_table {
     static constexpr std::string_view identity = "agentrt.class_table/1";
     verdict operator()(untyped_request const& request, run_view const& view) const;

@@ -32,7 +32,9 @@
 
 namespace agentrt {
 
-enum class side_effect : std::uint8_t { read_only, local_mutation, remote_mutation, destructive };
+// `unknown` is for a tool nobody has classified (an MCP tool missing from the operator's file): the
+// class table denies it.
+enum class side_effect : std::uint8_t { read_only, local_mutation, remote_mutation, destructive, unknown };
 
 std::string_view to_string(side_effect effect) noexcept;
 std::optional<side_effect> parse_side_effect(std::string_view text) noexcept;
