@@ -1,0 +1,347 @@
+#include <agentrt/mcp/client.hpp>
+
+#include "stdio.hpp"
+
+#include <boost/json/parse.hpp>
+#include <boost/json/serialize.hpp>
+
+#include <algorithm>
+#include <atomic>
+#include <condition_variable>
+#include <map>
+#include <mutex>
+#include <set>
+#include <stop_token>
+#include <thread>
+
+namespace agentrt::mcp {
+namespace json = boost::json;
+using namespace std::chrono;
+using clock_type = steady_clock;
+
+namespace {
+
+std::string excerpt(std::string_view text, std::size_t most = 200) {
+    std::string out(text.substr(0, most));
+    std::replace_if(
+        out.begin(), out.end(), [](unsigned char c) { return c < 0x20; }, ' ');
+    return text.size() > most ? out + "..." : out;
+}
+
+std::string in_quotes(std::string_view text) {
+    return "\"" + std::string(text) + "\"";
+}
+
+} // namespace
+
+json::object listed_tool::definition() const {
+    return {{"name", name}, {"description", description}, {"inputSchema", input_schema}};
+}
+
+struct client::state {
+    stdio_server server;
+    client_options options;
+    std::unique_ptr<detail::stdio_process> process;
+    std::thread reader;
+
+    mutable std::mutex mutex;
+    std::condition_variable_any answered;
+    std::map<std::int64_t, std::optional<json::object>> pending; // an answer once it has come
+    std::int64_t next_id = 1;
+    std::optional<std::string> broken; // why nothing more will come from the server
+    std::atomic<bool> list_changed{false};
+
+    std::string protocol_version;
+    json::object server_info;
+
+    ~state() {
+        if (process)
+            process->stop(options.stop_grace);
+        if (process)
+            process->stop_reading();
+        if (reader.joinable())
+            reader.join();
+    }
+
+    error failure(errc code, std::string what) const {
+        std::string message = "MCP server " + in_quotes(server.name) + ": " + what;
+        if (broken_now() && process) { // what it said before it went is often why
+            auto tail = process->stderr_tail();
+            if (!tail.empty())
+                message +=
+                    "; its stderr ends with: " +
+                    excerpt(std::string_view(tail).substr(tail.size() - std::min<std::size_t>(tail.size(), 400)), 400);
+        }
+        return error{code, std::move(message), {}};
+    }
+
+    bool broken_now() const {
+        std::lock_guard lock(mutex);
+        return broken.has_value();
+    }
+
+    void cut_off(std::string why) {
+        std::lock_guard lock(mutex);
+        if (!broken)
+            broken = std::move(why);
+        answered.notify_all();
+        process->stop_reading();
+    }
+
+    void send_now(json::object const& message) {
+        (void)process->write_line(json::serialize(message), clock_type::now() + options.request_timeout);
+    }
+
+    void on_line(std::string_view line) {
+        boost::system::error_code ec;
+        json::value v = json::parse(line, ec);
+        if (ec || !v.is_object())
+            return cut_off("it sent a line that is not a JSON-RPC message: " + excerpt(line));
+        auto& o = v.get_object();
+        auto const* version = o.if_contains("jsonrpc");
+        if (!version || *version != "2.0")
+            return cut_off("it sent a message without \"jsonrpc\": \"2.0\": " + excerpt(line));
+        if (auto const* method = o.if_contains("method")) {
+            if (!method->is_string())
+                return cut_off("it sent a message whose method is not a string: " + excerpt(line));
+            if (auto const* id = o.if_contains("id")) { // a request of the server's own
+                if (method->get_string() == "ping")
+                    return send_now({{"jsonrpc", "2.0"}, {"id", *id}, {"result", json::object{}}});
+                return send_now({{"jsonrpc", "2.0"},
+                                 {"id", *id},
+                                 {"error",
+                                  {{"code", -32601},
+                                   {"message", "agentrt serves no method " + std::string(method->get_string())}}}});
+            }
+            if (method->get_string() == "notifications/tools/list_changed")
+                list_changed = true;
+            return;
+        }
+        auto const* id = o.if_contains("id");
+        if (!id || !id->is_int64()) {
+            if (auto const* e = o.if_contains("error"))
+                return cut_off("it reported an error for no request: " + excerpt(json::serialize(*e)));
+            return cut_off("it sent an answer to no request of ours: " + excerpt(line));
+        }
+        std::lock_guard lock(mutex);
+        auto it = pending.find(id->get_int64());
+        if (it == pending.end() || it->second) // late (cancelled) or repeated: nobody waits for it
+            return;
+        it->second = std::move(o);
+        answered.notify_all();
+    }
+
+    // Sends `method` and waits for its answer: its "result", or `refusal` naming the JSON-RPC error.
+    result<json::value> request(std::string_view method, json::object params, clock_type::time_point deadline,
+                                std::stop_token stop, std::string const& what, errc refusal = errc::server_failed) {
+        std::unique_lock lock(mutex);
+        if (broken) {
+            std::string why = *broken;
+            lock.unlock();
+            return failure(errc::server_failed, "cannot send " + what + ": " + why);
+        }
+        std::int64_t id = next_id++;
+        pending[id];
+        lock.unlock();
+        json::object message{{"jsonrpc", "2.0"}, {"id", id}, {"method", method}, {"params", std::move(params)}};
+        auto sent = process->write_line(json::serialize(message), deadline);
+        lock.lock();
+        if (!sent) {
+            pending.erase(id);
+            lock.unlock();
+            return failure(sent.error().code, "cannot send " + what + ": " + sent.error().message);
+        }
+        auto arrived = [&] { return broken || pending[id].has_value(); };
+        if (deadline == clock_type::time_point::max())
+            answered.wait(lock, stop, arrived);
+        else
+            answered.wait_until(lock, stop, deadline, arrived);
+        std::optional<json::object> answer = std::move(pending[id]);
+        pending.erase(id);
+        std::optional<std::string> gone = broken;
+        lock.unlock();
+        if (!answer) {
+            if (gone)
+                return failure(errc::server_failed, "no answer to " + what + ": " + *gone);
+            std::string reason = stop.stop_requested() ? "the call was stopped" : "the call's deadline passed";
+            send_now({{"jsonrpc", "2.0"},
+                      {"method", "notifications/cancelled"},
+                      {"params", {{"requestId", id}, {"reason", reason}}}});
+            return failure(errc::timed_out, "no answer to " + what + " (" + reason + "); notifications/cancelled sent");
+        }
+        if (auto const* e = answer->if_contains("error")) {
+            auto const* code = e->is_object() ? e->get_object().if_contains("code") : nullptr;
+            auto const* text = e->is_object() ? e->get_object().if_contains("message") : nullptr;
+            return failure(refusal, what + " was answered with error " + (code ? json::serialize(*code) : "?") +
+                                        (text && text->is_string() ? ": " + std::string(text->get_string()) : ""));
+        }
+        auto const* r = answer->if_contains("result");
+        if (!r || !r->is_object())
+            return failure(errc::server_failed, "its answer to " + what + " has no result object");
+        return std::move(*r);
+    }
+
+    void notify(std::string_view method, json::object params) {
+        send_now({{"jsonrpc", "2.0"}, {"method", method}, {"params", std::move(params)}});
+    }
+
+    result<void> initialize() {
+        json::object params{{"protocolVersion", protocol_versions[0]},
+                            {"capabilities", json::object{}},
+                            {"clientInfo", {{"name", "agentrt"}, {"version", "0.1.0"}}}};
+        auto answer =
+            request("initialize", std::move(params), clock_type::now() + options.request_timeout, {}, "initialize");
+        if (!answer)
+            return answer.error();
+        auto const& r = answer->get_object();
+        auto const* version = r.if_contains("protocolVersion");
+        if (!version || !version->is_string())
+            return failure(errc::server_failed, "its answer to initialize has no protocolVersion");
+        std::string_view v = version->get_string();
+        if (std::find(std::begin(protocol_versions), std::end(protocol_versions), v) == std::end(protocol_versions)) {
+            std::string ours;
+            for (auto o : protocol_versions)
+                ours += (ours.empty() ? "" : ", ") + std::string(o);
+            bool newer = v > protocol_versions[0];
+            return failure(errc::server_failed, "it speaks MCP " + std::string(v) + ", " +
+                                                    (newer ? "newer than" : "older than or unlike") +
+                                                    " every version agentrt speaks (" + ours + ")");
+        }
+        auto const* capabilities = r.if_contains("capabilities");
+        if (!capabilities || !capabilities->is_object() || !capabilities->get_object().contains("tools"))
+            return failure(errc::server_failed, "it offers no tools (its capabilities have no \"tools\")");
+        protocol_version = std::string(v);
+        if (auto const* info = r.if_contains("serverInfo"); info && info->is_object())
+            server_info = info->get_object();
+        notify("notifications/initialized", {});
+        return {};
+    }
+};
+
+client::client(std::unique_ptr<state> s) : state_(std::move(s)) {}
+client::~client() = default;
+
+result<std::shared_ptr<client>> client::start(stdio_server server, client_options options) {
+    auto process = detail::stdio_process::spawn(server, options.max_stderr_bytes);
+    if (!process)
+        return process.error();
+    auto s = std::make_unique<state>();
+    s->server = std::move(server);
+    s->options = options;
+    s->process = std::move(*process);
+    s->reader = std::thread([st = s.get()] {
+        st->process->read_lines(
+            st->options.max_message_bytes, [st](std::string_view line) { st->on_line(line); },
+            [st](std::string why) { st->cut_off(std::move(why)); });
+    });
+    if (auto ready = s->initialize(); !ready)
+        return ready.error();
+    return std::shared_ptr<client>(new client(std::move(s)));
+}
+
+std::string const& client::name() const noexcept {
+    return state_->server.name;
+}
+std::string const& client::protocol_version() const noexcept {
+    return state_->protocol_version;
+}
+json::object const& client::server_info() const noexcept {
+    return state_->server_info;
+}
+bool client::tools_changed() const noexcept {
+    return state_->list_changed;
+}
+std::string client::stderr_tail() const {
+    return state_->process->stderr_tail();
+}
+
+result<std::vector<listed_tool>> client::list_tools() {
+    constexpr std::size_t most_pages = 1000;
+    std::vector<listed_tool> tools;
+    std::set<std::string> names, cursors;
+    std::optional<std::string> cursor;
+    state_->list_changed = false; // a change said while the pages come keeps it true
+    for (std::size_t page = 0;; ++page) {
+        if (page == most_pages)
+            return state_->failure(errc::server_failed,
+                                   "tools/list went on past " + std::to_string(most_pages) + " pages");
+        json::object params;
+        if (cursor)
+            params["cursor"] = *cursor;
+        auto answer = state_->request("tools/list", std::move(params),
+                                      clock_type::now() + state_->options.request_timeout, {}, "tools/list");
+        if (!answer)
+            return answer.error();
+        auto const& r = answer->get_object();
+        auto bad = [&](std::string const& pointer, std::string const& what) {
+            return state_->failure(errc::server_failed,
+                                   "tools/list page " + std::to_string(page + 1) + ", " + pointer + ": " + what);
+        };
+        auto const* list = r.if_contains("tools");
+        if (!list || !list->is_array())
+            return bad("/tools", "not an array");
+        for (std::size_t i = 0; i < list->get_array().size(); ++i) {
+            auto const& t = list->get_array()[i];
+            std::string at = "/tools/" + std::to_string(i);
+            if (!t.is_object())
+                return bad(at, "not an object");
+            auto const& o = t.get_object();
+            listed_tool tool;
+            auto const* name = o.if_contains("name");
+            if (!name || !name->is_string() || name->get_string().empty())
+                return bad(at + "/name", "missing or not a string");
+            tool.name = std::string(name->get_string());
+            if (!names.insert(tool.name).second)
+                return bad(at + "/name", "tool " + in_quotes(tool.name) + " is listed twice");
+            if (auto const* d = o.if_contains("description")) {
+                if (!d->is_string())
+                    return bad(at + "/description", "not a string");
+                tool.description = std::string(d->get_string());
+            }
+            auto const* schema = o.if_contains("inputSchema");
+            if (!schema || !schema->is_object())
+                return bad(at + "/inputSchema", "missing or not an object");
+            tool.input_schema = schema->get_object();
+            if (auto const* a = o.if_contains("annotations"); a && a->is_object())
+                tool.annotations = a->get_object();
+            tools.push_back(std::move(tool));
+        }
+        auto const* next = r.if_contains("nextCursor");
+        if (!next || next->is_null())
+            break;
+        if (!next->is_string())
+            return bad("/nextCursor", "not a string");
+        cursor = std::string(next->get_string());
+        if (!cursors.insert(*cursor).second)
+            return bad("/nextCursor", "the cursor " + in_quotes(*cursor) + " came before: the pages would never end");
+    }
+    return tools;
+}
+
+result<tool_reply> client::call_tool(std::string_view tool, json::object arguments, call_context const& context) {
+    json::object params{{"name", tool}, {"arguments", std::move(arguments)}};
+    if (!context.idempotency_key.empty())
+        params["_meta"] = json::object{{idempotency_key_meta, context.idempotency_key}};
+    std::string what = "tools/call " + in_quotes(tool);
+    auto answer =
+        state_->request("tools/call", std::move(params), context.deadline, context.stop, what, errc::tool_failed);
+    if (!answer)
+        return answer.error();
+    auto& r = answer->get_object();
+    tool_reply reply;
+    auto* content = r.if_contains("content");
+    if (!content || !content->is_array())
+        return state_->failure(errc::server_failed, "its answer to " + what + " has no content array");
+    reply.content = std::move(content->get_array());
+    if (auto* structured = r.if_contains("structuredContent"))
+        reply.structured_content = std::move(*structured);
+    if (auto const* e = r.if_contains("isError")) {
+        if (!e->is_bool())
+            return state_->failure(errc::server_failed,
+                                   "its answer to " + what + " has an isError that is not a boolean");
+        reply.is_error = e->get_bool();
+    }
+    return reply;
+}
+
+} // namespace agentrt::mcp
