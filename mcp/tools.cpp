@@ -304,9 +304,8 @@ tool_result reply_to_result(result<tool_reply> reply, std::string const& tool) {
 
 } // namespace
 
-result<std::vector<tool_entry>> pinned_tools(std::shared_ptr<client> const& server, std::span<listed_tool const> listed,
-                                             pins const& pinned,
-                                             std::map<std::string, tool_class, std::less<>> const& classes) {
+result<server_tools> pinned_tools(std::shared_ptr<client> const& server, std::span<listed_tool const> listed,
+                                  pins const& pinned, std::map<std::string, tool_class, std::less<>> const& classes) {
     auto differences = pinned.compare(server->name(), listed);
     if (!differences.empty()) {
         std::string message = "MCP server " + in_quotes(server->name()) + " differs from its pins: ";
@@ -315,36 +314,47 @@ result<std::vector<tool_entry>> pinned_tools(std::shared_ptr<client> const& serv
         message += ". Review the server, then pin it again (agentrt mcp pin " + server->name() + ")";
         return error{errc::pin_mismatch, std::move(message), {}};
     }
-    std::vector<tool_entry> entries;
+    server_tools out;
     for (auto const& tool : listed) {
         auto const* p = pinned.find(server->name(), tool.name);
         auto const& definition = p->definition;
-        tool_class classified;
-        if (auto c = classes.find(tool.name); c != classes.end())
-            classified = c->second;
-        if (!valid_tool_name(tool.name))
-            return error{errc::invalid_schema,
-                         "MCP server " + in_quotes(server->name()) + ": tool name " + in_quotes(tool.name) +
-                             " is not 1 to 64 characters of [A-Za-z0-9_-], as model providers require",
-                         {}};
+        auto c = classes.find(tool.name);
+        bool const classified = c != classes.end();
+        tool_class const how = classified ? c->second : tool_class{};
+        // What the operator classified must be usable; what nobody classified may be left out.
+        auto cannot_take = [&](error e) -> std::optional<error> {
+            if (!classified) {
+                out.left_out.push_back(tool.name + ": " + e.message);
+                return std::nullopt;
+            }
+            e.message = "MCP server " + in_quotes(server->name()) + ", tool " + in_quotes(tool.name) + ": " + e.message;
+            return e;
+        };
+        if (!valid_tool_name(tool.name)) {
+            if (auto e = cannot_take(error{errc::invalid_schema,
+                                           "its name is not 1 to 64 characters of [A-Za-z0-9_-], as model "
+                                           "providers require",
+                                           {}}))
+                return *e;
+            continue;
+        }
         auto call = [server, name = tool.name](json::value const& arguments, call_context const& context) {
             return reply_to_result(server->call_tool(name, arguments.as_object(), context), name);
         };
         auto entry = schema_tool(tool.name, std::string(definition.at("description").as_string()),
-                                 definition.at("inputSchema").as_object(), classified.effect, classified.timeout,
-                                 std::move(call));
+                                 definition.at("inputSchema").as_object(), how.effect, how.timeout, std::move(call));
         if (!entry) {
-            auto e = entry.error();
-            e.message = "MCP server " + in_quotes(server->name()) + ", tool " + in_quotes(tool.name) + ": " + e.message;
-            return e;
+            if (auto e = cannot_take(entry.error()))
+                return *e;
+            continue;
         }
-        entries.push_back(std::move(*entry));
+        out.entries.push_back(std::move(*entry));
     }
-    return entries;
+    return out;
 }
 
-result<std::vector<tool_entry>> pinned_tools(std::shared_ptr<client> const& server, pins const& pinned,
-                                             std::map<std::string, tool_class, std::less<>> const& classes) {
+result<server_tools> pinned_tools(std::shared_ptr<client> const& server, pins const& pinned,
+                                  std::map<std::string, tool_class, std::less<>> const& classes) {
     auto listed = server->list_tools();
     if (!listed)
         return listed.error();

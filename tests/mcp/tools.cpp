@@ -40,19 +40,6 @@ std::vector<mcp::listed_tool> listed(std::shared_ptr<mcp::client> const& server)
     return *tools;
 }
 
-struct lookup_then_classes {
-    static constexpr std::string_view identity = "lookup-then-classes/1";
-    agentrt::verdict operator()(test_tools::lookup_args const&, agentrt::run_view const&) const {
-        return agentrt::allow();
-    }
-    agentrt::verdict operator()(agentrt::untyped_request const& r, agentrt::run_view const& v) const {
-        return agentrt::class_table{}(r, v);
-    }
-};
-
-using shop_catalogue = agentrt::catalog<test_tools::lookup_order, test_tools::send_message, test_tools::wipe_account>;
-shop_catalogue const catalogue;
-
 void write(std::filesystem::path const& path, std::string_view text) {
     std::ofstream(path) << text;
 }
@@ -69,7 +56,7 @@ TEST_SUITE("mcp pins and classes") {
         CHECK(pins.pin_all("shop", tools).size() == 2); // both appeared
         auto entries = mcp::pinned_tools(server, tools, pins, {{"find_order", {agentrt::side_effect::read_only, 5s}}});
         REQUIRE(entries);
-        auto table = catalogue.table().with(std::move(*entries));
+        auto table = mcp_support::catalogue.table().with(std::move(entries->entries));
         auto const* find = table.find("find_order");
         REQUIRE(find);
         CHECK(find->effect == agentrt::side_effect::read_only);
@@ -98,10 +85,10 @@ TEST_SUITE("mcp pins and classes") {
         pins.pin_all("shop", tools);
         auto entries = mcp::pinned_tools(server, tools, pins, {{"find_order", {agentrt::side_effect::read_only, 5s}}});
         REQUIRE(entries);
-        auto table = catalogue.table().with(std::move(*entries));
+        auto table = mcp_support::catalogue.table().with(std::move(entries->entries));
         CHECK(table.find("cancel_order")->effect == agentrt::side_effect::unknown);
 
-        auto policy = agentrt::lower_policy(lookup_then_classes{}, catalogue);
+        auto policy = agentrt::lower_policy(mcp_support::lookup_then_classes{}, mcp_support::catalogue);
         auto decide = [&](std::string_view tool) {
             auto accepted = table.accept(tool, R"({"order_id":"ord-1"})");
             REQUIRE(accepted);
@@ -122,7 +109,7 @@ TEST_SUITE("mcp pins and classes") {
         pins.pin_all("shop", tools);
         auto entries = mcp::pinned_tools(server, tools, pins, {});
         REQUIRE(entries);
-        agentrt::tool_table table(std::move(*entries));
+        agentrt::tool_table table(std::move(entries->entries));
         auto before = journal_of(dir).size();
         for (auto const* near_miss :
              {R"({"order_id":"ORD-1"})", R"({"order_id":1})", R"({})", R"({"order_id":"ord-1","more":true})"}) {
@@ -244,20 +231,41 @@ TEST_SUITE("mcp pins and classes") {
         }
     }
 
-    TEST_CASE("a tool whose schema is outside the checked subset is refused, naming the server and the keyword") {
+    TEST_CASE(
+        "a classified tool whose schema is outside the checked subset is refused, naming the server and the keyword") {
         mcp_support::scratch dir;
-        stub_script script;
+        stub_script script = shop_server(dir);
         script.tools.push_back(
             {"odd", "Odd.", json::parse(R"({"type":"object","patternProperties":{"^x":{}}})").as_object(), {}, {}});
-        script.journal = dir.path / "journal";
+        auto server = started(script);
+        auto tools = listed(server);
+        mcp::pins pins;
+        pins.pin_all("shop", tools);
+        auto entries = mcp::pinned_tools(server, tools, pins, {{"odd", {agentrt::side_effect::read_only, 5s}}});
+        REQUIRE_FALSE(entries);
+        CHECK(entries.error().code == agentrt::errc::invalid_schema);
+        CHECK(entries.error().message.find("MCP server \"shop\", tool \"odd\": ") == 0);
+        CHECK(entries.error().message.find("patternProperties") != std::string::npos);
+    }
+
+    TEST_CASE("an unclassified tool agentrt cannot take is left out with the reason, and the others join") {
+        mcp_support::scratch dir;
+        stub_script script = shop_server(dir);
+        script.tools.push_back(
+            {"odd", "Odd.", json::parse(R"({"type":"object","patternProperties":{"^x":{}}})").as_object(), {}, {}});
+        script.tools.push_back({"not a name", "Spaced.", mcp_support::order_schema(), {}, {}});
         auto server = started(script);
         auto tools = listed(server);
         mcp::pins pins;
         pins.pin_all("shop", tools);
         auto entries = mcp::pinned_tools(server, tools, pins, {});
-        REQUIRE_FALSE(entries);
-        CHECK(entries.error().code == agentrt::errc::invalid_schema);
-        CHECK(entries.error().message.find("MCP server \"shop\", tool \"odd\": ") == 0);
-        CHECK(entries.error().message.find("patternProperties") != std::string::npos);
+        REQUIRE(entries);
+        REQUIRE(entries->entries.size() == 2);
+        CHECK(entries->entries[0].name == "find_order");
+        CHECK(entries->entries[1].name == "cancel_order");
+        REQUIRE(entries->left_out.size() == 2);
+        CHECK(entries->left_out[0].find("odd: ") == 0);
+        CHECK(entries->left_out[0].find("patternProperties at \"\"") != std::string::npos);
+        CHECK(entries->left_out[1].find("not a name: its name is not 1 to 64 characters") == 0);
     }
 }

@@ -1,4 +1,5 @@
-// What the MCP tests share: a scratch directory, the stub started, and its journal read back.
+// What the MCP tests share: a scratch directory, a catalogue and a policy for MCP tools beside typed
+// ones, the stub started, and its journal read back.
 #pragma once
 
 #include <agentrt/mcp/client.hpp>
@@ -6,7 +7,11 @@
 
 #include <boost/json/parse.hpp>
 
+#include <agentrt/catalog/catalog.hpp>
+#include <agentrt/catalog/policy.hpp>
+
 #include "support/doctest_result.hpp"
+#include "support/test_tools.hpp"
 
 #include <doctest/doctest.h>
 
@@ -42,6 +47,20 @@ inline boost::json::object order_schema() {
                                   "required":["order_id"],"additionalProperties":false})")
         .as_object();
 }
+
+// Typed tools beside MCP ones: the typed lookup allowed, everything else decided by side-effect class.
+struct lookup_then_classes {
+    static constexpr std::string_view identity = "lookup-then-classes/1";
+    agentrt::verdict operator()(test_tools::lookup_args const&, agentrt::run_view const&) const {
+        return agentrt::allow();
+    }
+    agentrt::verdict operator()(agentrt::untyped_request const& r, agentrt::run_view const& v) const {
+        return agentrt::class_table{}(r, v);
+    }
+};
+
+using shop_catalogue = agentrt::catalog<test_tools::lookup_order, test_tools::send_message, test_tools::wipe_account>;
+inline shop_catalogue const catalogue;
 
 inline std::shared_ptr<agentrt::mcp::client> started(agentrt::testkit::stub_script const& script,
                                                      std::string name = "shop") {

@@ -4,7 +4,7 @@
 //     auto pins = agentrt::mcp::pins::load(file->pins_path());            // agentrt-mcp.pins.json
 //     auto files = agentrt::mcp::client::start(file->find("files")->server);
 //     auto tools = agentrt::mcp::pinned_tools(*files, *pins, file->find("files")->classes);
-//     agentrt::tool_table table = catalogue.table().with(std::move(*tools));
+//     agentrt::tool_table table = catalogue.table().with(std::move(tools->entries));
 //
 // Nothing the server says about itself is trusted. A pin holds the SHA-256 of a tool's name,
 // description and input schema (canonical JSON): a tool whose definition changed, appeared or
@@ -99,15 +99,21 @@ private:
     std::map<std::string, std::map<std::string, pin, std::less<>>, std::less<>> servers_;
 };
 
+struct server_tools {
+    std::vector<tool_entry> entries;
+    // Tools nobody classified that agentrt cannot take (a schema outside the checked subset, a name
+    // providers refuse), each with why: the model is not shown them. A classified one is an error.
+    std::vector<std::string> left_out;
+};
+
 // The server's listed tools as tool entries, when every one matches its pin (errc::pin_mismatch
 // naming each difference otherwise). Each entry's schema is the pinned one, its class and timeout
 // the operator's, and its call goes to `server` (which the entries keep alive) with the step's
 // idempotency key.
-result<std::vector<tool_entry>> pinned_tools(std::shared_ptr<client> const& server, std::span<listed_tool const> listed,
-                                             pins const& pinned,
-                                             std::map<std::string, tool_class, std::less<>> const& classes);
+result<server_tools> pinned_tools(std::shared_ptr<client> const& server, std::span<listed_tool const> listed,
+                                  pins const& pinned, std::map<std::string, tool_class, std::less<>> const& classes);
 // Lists the server's tools first.
-result<std::vector<tool_entry>> pinned_tools(std::shared_ptr<client> const& server, pins const& pinned,
-                                             std::map<std::string, tool_class, std::less<>> const& classes);
+result<server_tools> pinned_tools(std::shared_ptr<client> const& server, pins const& pinned,
+                                  std::map<std::string, tool_class, std::less<>> const& classes);
 
 } // namespace agentrt::mcp
