@@ -91,6 +91,7 @@ struct command {
 std::vector<command> read_commands();
 std::vector<command> decide_commands();
 std::vector<command> store_commands();
+std::vector<command> mcp_commands();
 
 // Every command, in the order `agentrt --help` lists them.
 std::vector<command> all_commands();

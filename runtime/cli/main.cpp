@@ -112,7 +112,7 @@ int run(std::vector<std::string> const& args) {
 
 std::vector<command> all_commands() {
     std::vector<command> all;
-    for (auto part : {read_commands(), decide_commands(), store_commands()})
+    for (auto part : {read_commands(), decide_commands(), store_commands(), mcp_commands()})
         all.insert(all.end(), part.begin(), part.end());
     return all;
 }
