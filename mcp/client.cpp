@@ -1,6 +1,6 @@
 #include <agentrt/mcp/client.hpp>
 
-#include "stdio.hpp"
+#include "transport.hpp"
 
 #include <boost/json/parse.hpp>
 #include <boost/json/serialize.hpp>
@@ -38,11 +38,14 @@ json::object listed_tool::definition() const {
     return {{"name", name}, {"description", description}, {"inputSchema", input_schema}};
 }
 
+std::string const& name_of(server_address const& server) noexcept {
+    return std::visit([](auto const& s) -> std::string const& { return s.name; }, server);
+}
+
 struct client::state {
-    stdio_server server;
+    std::string name;
     client_options options;
-    std::unique_ptr<detail::stdio_process> process;
-    std::thread reader;
+    std::unique_ptr<detail::transport> transport;
 
     mutable std::mutex mutex;
     std::condition_variable_any answered;
@@ -55,18 +58,14 @@ struct client::state {
     json::object server_info;
 
     ~state() {
-        if (process)
-            process->stop(options.stop_grace);
-        if (process)
-            process->stop_reading();
-        if (reader.joinable())
-            reader.join();
+        if (transport)
+            transport->close(options.stop_grace);
     }
 
     error failure(errc code, std::string what) const {
-        std::string message = "MCP server " + in_quotes(server.name) + ": " + what;
-        if (broken_now() && process) { // what it said before it went is often why
-            auto tail = process->stderr_tail();
+        std::string message = "MCP server " + in_quotes(name) + ": " + what;
+        if (broken_now() && transport) { // what it said before it went is often why
+            auto tail = transport->diagnostics();
             if (!tail.empty())
                 message +=
                     "; its stderr ends with: " +
@@ -85,11 +84,11 @@ struct client::state {
         if (!broken)
             broken = std::move(why);
         answered.notify_all();
-        process->stop_reading();
+        transport->stop_receiving();
     }
 
     void send_now(json::object const& message) {
-        (void)process->write_line(json::serialize(message), clock_type::now() + options.request_timeout);
+        (void)transport->send(json::serialize(message), clock_type::now() + options.request_timeout, {});
     }
 
     void on_line(std::string_view line) {
@@ -144,9 +143,9 @@ struct client::state {
         pending[id];
         lock.unlock();
         json::object message{{"jsonrpc", "2.0"}, {"id", id}, {"method", method}, {"params", std::move(params)}};
-        auto sent = process->write_line(json::serialize(message), deadline);
+        auto sent = transport->send(json::serialize(message), deadline, stop);
         lock.lock();
-        if (!sent) {
+        if (!sent && sent.error().code != errc::timed_out) { // timed out: cancelled below, as a late answer is
             pending.erase(id);
             lock.unlock();
             return failure(sent.error().code, "cannot send " + what + ": " + sent.error().message);
@@ -211,6 +210,7 @@ struct client::state {
         if (!capabilities || !capabilities->is_object() || !capabilities->get_object().contains("tools"))
             return failure(errc::server_failed, "it offers no tools (its capabilities have no \"tools\")");
         protocol_version = std::string(v);
+        transport->negotiated(protocol_version);
         if (auto const* info = r.if_contains("serverInfo"); info && info->is_object())
             server_info = info->get_object();
         notify("notifications/initialized", {});
@@ -221,26 +221,51 @@ struct client::state {
 client::client(std::unique_ptr<state> s) : state_(std::move(s)) {}
 client::~client() = default;
 
-result<std::shared_ptr<client>> client::start(stdio_server server, client_options options) {
-    auto process = detail::stdio_process::spawn(server, options.max_stderr_bytes);
-    if (!process)
-        return process.error();
-    auto s = std::make_unique<state>();
-    s->server = std::move(server);
-    s->options = options;
-    s->process = std::move(*process);
-    s->reader = std::thread([st = s.get()] {
-        st->process->read_lines(
-            st->options.max_message_bytes, [st](std::string_view line) { st->on_line(line); },
-            [st](std::string why) { st->cut_off(std::move(why)); });
-    });
-    if (auto ready = s->initialize(); !ready)
+namespace {
+
+result<std::shared_ptr<client>> connected(std::unique_ptr<client::state> s) {
+    auto* st = s.get();
+    st->transport->receive({[st](std::string_view message) { st->on_line(message); },
+                            [st](std::string why) { st->cut_off(std::move(why)); }});
+    if (auto ready = st->initialize(); !ready)
         return ready.error();
+    return client::adopt(std::move(s));
+}
+
+} // namespace
+
+result<std::shared_ptr<client>> client::start(stdio_server server, client_options options) {
+    auto transport = detail::stdio_transport(server, options);
+    if (!transport)
+        return transport.error();
+    auto s = std::make_unique<state>();
+    s->name = std::move(server.name);
+    s->options = options;
+    s->transport = std::move(*transport);
+    return connected(std::move(s));
+}
+
+result<std::shared_ptr<client>> client::start(http_server server, client_options options) {
+    auto transport = detail::http_transport(server, options);
+    if (!transport)
+        return transport.error();
+    auto s = std::make_unique<state>();
+    s->name = std::move(server.name);
+    s->options = options;
+    s->transport = std::move(*transport);
+    return connected(std::move(s));
+}
+
+result<std::shared_ptr<client>> client::start(server_address server, client_options options) {
+    return std::visit([&](auto& s) { return start(std::move(s), options); }, server);
+}
+
+std::shared_ptr<client> client::adopt(std::unique_ptr<state> s) {
     return std::shared_ptr<client>(new client(std::move(s)));
 }
 
 std::string const& client::name() const noexcept {
-    return state_->server.name;
+    return state_->name;
 }
 std::string const& client::protocol_version() const noexcept {
     return state_->protocol_version;
@@ -252,7 +277,7 @@ bool client::tools_changed() const noexcept {
     return state_->list_changed;
 }
 std::string client::stderr_tail() const {
-    return state_->process->stderr_tail();
+    return state_->transport->diagnostics();
 }
 
 result<std::vector<listed_tool>> client::list_tools() {

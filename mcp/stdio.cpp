@@ -1,4 +1,5 @@
 #include "stdio.hpp"
+#include "transport.hpp"
 
 #include <algorithm>
 #include <cerrno>
@@ -258,6 +259,46 @@ void stdio_process::stop(milliseconds grace) {
             reap(hours(1));
         }
     }
+}
+
+namespace {
+
+// The process's pipes as a transport: a thread reads its stdout, one message per line.
+class stdio_pipes final : public transport {
+public:
+    stdio_pipes(std::unique_ptr<stdio_process> process, std::size_t max_message)
+        : process_(std::move(process)), max_message_(max_message) {}
+    ~stdio_pipes() override { close(milliseconds(2'000)); }
+
+    void receive(receiver to) override {
+        reader_ =
+            std::thread([this, to = std::move(to)] { process_->read_lines(max_message_, to.message, to.broken); });
+    }
+    result<void> send(std::string_view message, time_point deadline, std::stop_token) override {
+        return process_->write_line(message, deadline);
+    }
+    void stop_receiving() noexcept override { process_->stop_reading(); }
+    void close(milliseconds grace) override {
+        process_->stop(grace);
+        process_->stop_reading();
+        if (reader_.joinable())
+            reader_.join();
+    }
+    std::string diagnostics() const override { return process_->stderr_tail(); }
+
+private:
+    std::unique_ptr<stdio_process> process_;
+    std::size_t max_message_;
+    std::thread reader_;
+};
+
+} // namespace
+
+result<std::unique_ptr<transport>> stdio_transport(stdio_server const& server, client_options const& options) {
+    auto process = stdio_process::spawn(server, options.max_stderr_bytes);
+    if (!process)
+        return process.error();
+    return std::unique_ptr<transport>(new stdio_pipes(std::move(*process), options.max_message_bytes));
 }
 
 } // namespace agentrt::mcp::detail

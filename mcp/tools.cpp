@@ -69,28 +69,53 @@ result<operator_file> operator_file::load(fs::path const& path) {
         auto const* s = value.if_object();
         if (!s)
             return bad_file(path, at, "not an object");
-        for (auto const& [key, ignored] : *s)
-            if (key != "command" && key != "environment" && key != "tools")
-                return bad_file(path, at + "/" + escape_pointer(key), "not a member a server has");
-        server_entry entry;
-        entry.server.name = std::string(name);
-        auto const* command = s->if_contains("command");
-        if (!command || !command->is_array() || command->get_array().empty())
-            return bad_file(path, at + "/command", "missing or not a non-empty array of strings");
-        for (std::size_t i = 0; i < command->get_array().size(); ++i) {
-            auto const& word = command->get_array()[i];
-            if (!word.is_string())
-                return bad_file(path, at + "/command/" + std::to_string(i), "not a string");
-            entry.server.command.emplace_back(word.get_string());
+        bool const over_http = s->contains("url");
+        for (auto const& [key, ignored] : *s) {
+            bool const known = key == "tools" || (over_http ? key == "url" || key == "bearer_token_env"
+                                                            : key == "command" || key == "environment");
+            if (!known)
+                return bad_file(path, at + "/" + escape_pointer(key),
+                                over_http ? "not a member an HTTP server has (url, bearer_token_env, tools)"
+                                          : "not a member a server has (command, environment, tools; or url)");
         }
-        if (auto const* environment = s->if_contains("environment")) {
-            if (!environment->is_object())
-                return bad_file(path, at + "/environment", "not an object of strings");
-            for (auto const& [variable, setting] : environment->get_object()) {
-                if (!setting.is_string())
-                    return bad_file(path, at + "/environment/" + escape_pointer(variable), "not a string");
-                entry.server.environment.push_back(std::string(variable) + "=" + std::string(setting.get_string()));
+        server_entry entry;
+        if (over_http) {
+            http_server http;
+            http.name = std::string(name);
+            auto const* url = s->if_contains("url");
+            if (!url->is_string() || url->get_string().empty())
+                return bad_file(path, at + "/url", "not a non-empty string");
+            http.url = std::string(url->get_string());
+            if (auto const* env = s->if_contains("bearer_token_env")) {
+                if (!env->is_string() || env->get_string().empty())
+                    return bad_file(
+                        path, at + "/bearer_token_env",
+                        "not the name of an environment variable (the token itself never goes in this file)");
+                http.bearer_token_env = std::string(env->get_string());
             }
+            entry.server = std::move(http);
+        } else {
+            stdio_server stdio;
+            stdio.name = std::string(name);
+            auto const* command = s->if_contains("command");
+            if (!command || !command->is_array() || command->get_array().empty())
+                return bad_file(path, at + "/command", "missing or not a non-empty array of strings");
+            for (std::size_t i = 0; i < command->get_array().size(); ++i) {
+                auto const& word = command->get_array()[i];
+                if (!word.is_string())
+                    return bad_file(path, at + "/command/" + std::to_string(i), "not a string");
+                stdio.command.emplace_back(word.get_string());
+            }
+            if (auto const* environment = s->if_contains("environment")) {
+                if (!environment->is_object())
+                    return bad_file(path, at + "/environment", "not an object of strings");
+                for (auto const& [variable, setting] : environment->get_object()) {
+                    if (!setting.is_string())
+                        return bad_file(path, at + "/environment/" + escape_pointer(variable), "not a string");
+                    stdio.environment.push_back(std::string(variable) + "=" + std::string(setting.get_string()));
+                }
+            }
+            entry.server = std::move(stdio);
         }
         if (auto const* tools = s->if_contains("tools")) {
             if (!tools->is_object())
@@ -125,7 +150,7 @@ result<operator_file> operator_file::load(fs::path const& path) {
 
 server_entry const* operator_file::find(std::string_view server) const noexcept {
     for (auto const& s : servers)
-        if (s.server.name == server)
+        if (s.name() == server)
             return &s;
     return nullptr;
 }

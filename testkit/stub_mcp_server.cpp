@@ -1,16 +1,26 @@
 #include <agentrt/testkit/stub_mcp_server.hpp>
 
+#include "stdio.hpp"
+
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/write.hpp>
+#include <boost/beast/core/flat_buffer.hpp>
+#include <boost/beast/http/read.hpp>
+#include <boost/beast/http/string_body.hpp>
+#include <boost/beast/http/write.hpp>
 #include <boost/json/parse.hpp>
 #include <boost/json/serialize.hpp>
 #include <boost/json/value_to.hpp>
 
 #include <algorithm>
+#include <condition_variable>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
 #include <iostream>
 #include <stdexcept>
 #include <string>
+#include <thread>
 #include <unistd.h>
 
 #ifndef AGENTRT_MCP_STUB_PROGRAM
@@ -47,28 +57,43 @@ public:
             journal_.open(script_.journal, std::ios::app);
     }
 
-    int serve() {
-        for (std::string line; std::getline(std::cin, line);) {
-            if (journal_.is_open())
-                journal_ << line << std::endl;
-            boost::system::error_code ec;
-            json::value v = json::parse(line, ec);
-            if (ec || !v.is_object())
-                continue;
-            auto const& message = v.get_object();
-            auto const* id = message.if_contains("id");
-            auto const* method = message.if_contains("method");
-            if (!id || !method || !method->is_string())
-                continue; // a notification or an answer: nothing to say
-            auto const* params = message.if_contains("params");
-            json::object none;
-            answer(*id, method->get_string(), params && params->is_object() ? params->get_object() : none);
-        }
+    stub_script const& script() const noexcept { return script_; }
+
+    void journal(std::string_view line) {
+        std::lock_guard lock(mutex_);
+        if (journal_.is_open())
+            journal_ << line << std::endl;
+    }
+
+    // What the stub sends for one message it received, each a line of text (JSON-RPC, unless scripted not to be).
+    std::vector<std::string> handle(std::string_view line) {
+        journal(line);
+        boost::system::error_code ec;
+        json::value v = json::parse(line, ec);
+        if (ec || !v.is_object())
+            return {};
+        auto const& message = v.get_object();
+        auto const* id = message.if_contains("id");
+        auto const* method = message.if_contains("method");
+        if (!id || !method || !method->is_string())
+            return {}; // a notification or an answer: nothing to say
+        auto const* params = message.if_contains("params");
+        json::object none;
+        std::lock_guard lock(mutex_);
+        out_.clear();
+        answer(*id, method->get_string(), params && params->is_object() ? params->get_object() : none);
+        return std::move(out_);
+    }
+
+    int serve_stdio() {
+        for (std::string line; std::getline(std::cin, line);)
+            for (auto const& out : handle(line))
+                std::cout << out << std::endl;
         return 0;
     }
 
 private:
-    void send(json::object const& message) { std::cout << json::serialize(message) << std::endl; }
+    void send(json::object const& message) { out_.push_back(json::serialize(message)); }
     void result(json::value const& id, json::object r) {
         send({{"jsonrpc", "2.0"}, {"id", id}, {"result", std::move(r)}});
     }
@@ -138,7 +163,7 @@ private:
             std::cout.flush();
             std::_Exit(3);
         case stub_behaviour::malformed:
-            std::cout << "{\"jsonrpc\": \"2.0\", \"id\": " << json::serialize(id) << ", \"result\": " << std::endl;
+            out_.push_back("{\"jsonrpc\": \"2.0\", \"id\": " + json::serialize(id) + ", \"result\": ");
             return;
         case stub_behaviour::oversized:
             return result(id, {{"content", text(std::string(script_.oversized_bytes, 'x'))}});
@@ -146,8 +171,149 @@ private:
     }
 
     stub_script script_;
+    std::mutex mutex_;
     std::ofstream journal_;
+    std::vector<std::string> out_;
     bool changed_ = false;
+};
+
+namespace net = boost::asio;
+namespace http = boost::beast::http;
+using tcp = net::ip::tcp;
+
+// The stub over HTTP: one thread per connection, each POST one message, as the Streamable HTTP
+// transport says, and every rule of it kept strictly so that a client that breaks one is seen to.
+class http_front {
+public:
+    explicit http_front(stub& s) : stub_(s) {}
+
+    // Binds a loopback port; the URL to print.
+    std::string listen() {
+        acceptor_.open(tcp::v4());
+        acceptor_.bind({net::ip::make_address("127.0.0.1"), 0});
+        acceptor_.listen();
+        return "http://127.0.0.1:" + std::to_string(acceptor_.local_endpoint().port()) + "/mcp";
+    }
+
+    void accept_forever() {
+        for (;;) {
+            tcp::socket socket(io_);
+            boost::system::error_code ec;
+            acceptor_.accept(socket, ec);
+            if (!ec)
+                std::thread([this, s = std::move(socket)]() mutable { serve(std::move(s)); }).detach();
+        }
+    }
+
+private:
+    using request = http::request<http::string_body>;
+    using response = http::response<http::string_body>;
+
+    static response reply(request const& r, http::status status, std::string content_type = {}, std::string body = {}) {
+        response out{status, r.version()};
+        if (!content_type.empty())
+            out.set(http::field::content_type, content_type);
+        out.body() = std::move(body);
+        out.keep_alive(r.keep_alive());
+        out.prepare_payload();
+        return out;
+    }
+
+    static bool closed_by_client(tcp::socket& socket) {
+        boost::system::error_code ec, ignored;
+        socket.non_blocking(true, ignored);
+        char byte;
+        auto n = socket.receive(net::buffer(&byte, 1), tcp::socket::message_peek, ec);
+        socket.non_blocking(false, ignored);
+        return ec != net::error::would_block && (ec || n == 0);
+    }
+
+    void serve(tcp::socket socket) {
+        boost::beast::flat_buffer buffer;
+        for (;;) {
+            boost::system::error_code ec;
+            http::request_parser<http::string_body> parser;
+            parser.body_limit(std::uint64_t{64} << 20);
+            http::read(socket, buffer, parser, ec);
+            if (ec)
+                return;
+            auto const& r = parser.get();
+            auto out = answer(r, socket);
+            if (!out)
+                return; // stalled until the client went
+            http::write(socket, *out, ec);
+            if (ec || !r.keep_alive())
+                return;
+        }
+    }
+
+    std::optional<response> answer(request const& r, tcp::socket& socket) {
+        auto const& script = stub_.script();
+        if (!script.bearer_token.empty() && r[http::field::authorization] != "Bearer " + script.bearer_token) {
+            auto out = reply(r, http::status::unauthorized, "application/json", R"({"error":"invalid_token"})");
+            out.set(http::field::www_authenticate, R"(Bearer realm="agentrt-mcp-stub", error="invalid_token")");
+            return out;
+        }
+        if (r.target() != "/mcp")
+            return reply(r, http::status::not_found);
+        std::string const session = std::string(r["Mcp-Session-Id"]);
+        if (r.method() == http::verb::delete_) {
+            stub_.journal(json::serialize(json::object{{"deleted_session", session}}));
+            return reply(r, http::status::ok);
+        }
+        if (r.method() != http::verb::post)
+            return reply(r, http::status::method_not_allowed);
+        boost::system::error_code ec;
+        json::value message = json::parse(r.body(), ec);
+        auto const* method = !ec && message.is_object() ? message.get_object().if_contains("method") : nullptr;
+        bool const initialize = method && *method == "initialize";
+        if (!initialize) {
+            std::string const version = std::string(r["MCP-Protocol-Version"]);
+            if (session != session_id)
+                return reply(r, http::status::bad_request, "text/plain", "missing or unknown Mcp-Session-Id");
+            if (version != script.protocol_version)
+                return reply(r, http::status::bad_request, "text/plain",
+                             "MCP-Protocol-Version is \"" + version + "\", not the one agreed");
+        }
+        auto lines = stub_.handle(r.body());
+        bool const request = method && message.get_object().contains("id");
+        if (!request)
+            return reply(r, http::status::accepted);
+        auto const& id = message.get_object().at("id");
+        bool const answered = std::any_of(lines.begin(), lines.end(), [&](std::string const& line) {
+            boost::system::error_code bad;
+            auto v = json::parse(line, bad);
+            return bad || (v.is_object() && v.get_object().contains("id") && v.get_object().at("id") == id);
+        });
+        if (!answered) { // a stall: hold the request until the client gives up on it
+            while (!closed_by_client(socket))
+                std::this_thread::sleep_for(std::chrono::milliseconds(20));
+            return std::nullopt;
+        }
+        response out;
+        if (script.http_answer == stub_http_answer::events) {
+            std::string stream = "event: message\ndata: " +
+                                 json::serialize(json::object{{"jsonrpc", "2.0"},
+                                                              {"method", "notifications/message"},
+                                                              {"params", {{"level", "info"}, {"data", "working"}}}}) +
+                                 "\n\n";
+            for (auto const& line : lines)
+                stream += "event: message\ndata: " + line + "\n\n";
+            out = reply(r, http::status::ok, "text/event-stream", std::move(stream));
+        } else {
+            auto whole = std::find_if(lines.begin(), lines.end(),
+                                      [](std::string const& line) { return line.find("\"id\"") != std::string::npos; });
+            out = reply(r, http::status::ok, "application/json", *whole);
+        }
+        if (initialize)
+            out.set("Mcp-Session-Id", session_id);
+        return out;
+    }
+
+    static constexpr char const* session_id = "stub-session-1";
+    stub& stub_;
+    net::io_context io_;
+    tcp::acceptor acceptor_{io_};
 };
 
 } // namespace
@@ -165,7 +331,9 @@ json::object stub_script::to_json() const {
             {"protocol_version", protocol_version},
             {"change_after_first_list", change_after_first_list},
             {"oversized_bytes", oversized_bytes},
-            {"journal", journal.string()}};
+            {"journal", journal.string()},
+            {"http_answer", http_answer == stub_http_answer::events ? "events" : "json"},
+            {"bearer_token", bearer_token}};
 }
 
 stub_script stub_script::from_json(json::object const& o) {
@@ -182,6 +350,8 @@ stub_script stub_script::from_json(json::object const& o) {
         s.change_after_first_list = o.at("change_after_first_list").as_bool();
         s.oversized_bytes = json::value_to<std::size_t>(o.at("oversized_bytes"));
         s.journal = std::string(o.at("journal").as_string());
+        s.http_answer = o.at("http_answer") == "events" ? stub_http_answer::events : stub_http_answer::json;
+        s.bearer_token = std::string(o.at("bearer_token").as_string());
         return s;
     } catch (std::invalid_argument const&) {
         throw;
@@ -190,27 +360,95 @@ stub_script stub_script::from_json(json::object const& o) {
     }
 }
 
-mcp::stdio_server stub_server(std::string name, stub_script const& script) {
-    std::string program = "agentrt-mcp-stub";
+namespace {
+
+std::string stub_program() {
     if (char const* named = std::getenv("AGENTRT_MCP_STUB"); named && *named)
-        program = named;
-    else if (std::error_code ec; std::filesystem::exists(AGENTRT_MCP_STUB_PROGRAM, ec))
-        program = AGENTRT_MCP_STUB_PROGRAM;
-    return {std::move(name), {std::move(program), json::serialize(script.to_json())}, {}};
+        return named;
+    if (std::error_code ec; std::filesystem::exists(AGENTRT_MCP_STUB_PROGRAM, ec))
+        return AGENTRT_MCP_STUB_PROGRAM;
+    return "agentrt-mcp-stub";
+}
+
+} // namespace
+
+mcp::stdio_server stub_server(std::string name, stub_script const& script) {
+    return {std::move(name), {stub_program(), json::serialize(script.to_json())}, {}};
+}
+
+struct stub_http_server::process {
+    std::unique_ptr<mcp::detail::stdio_process> child;
+    std::thread reader;
+};
+
+stub_http_server::stub_http_server(stub_script const& script) : process_(std::make_unique<process>()) {
+    auto child = mcp::detail::stdio_process::spawn(
+        {"stub-http", {stub_program(), "--http", json::serialize(script.to_json())}, {}}, 1 << 16);
+    if (!child)
+        throw std::runtime_error("the HTTP stub did not start: " + child.error().message);
+    process_->child = std::move(*child);
+    std::mutex mutex;
+    std::condition_variable said;
+    std::optional<std::string> first; // the URL, or why there is none
+    process_->reader = std::thread([&, p = process_.get()] {
+        bool told = false;
+        auto tell = [&](std::string what) {
+            if (told)
+                return;
+            told = true;
+            std::lock_guard lock(mutex);
+            first = std::move(what);
+            said.notify_all();
+        };
+        p->child->read_lines(
+            1 << 16, [&](std::string_view line) { tell(std::string(line)); },
+            [&](std::string why) { tell("error: " + why); });
+    });
+    std::unique_lock lock(mutex);
+    said.wait_for(lock, std::chrono::seconds(10), [&] { return first.has_value(); });
+    std::string got = first.value_or("error: it said no address within 10 s");
+    lock.unlock();
+    if (got.rfind("http://", 0) != 0) {
+        process_->child->stop(std::chrono::milliseconds(500));
+        process_->child->stop_reading();
+        process_->reader.join();
+        throw std::runtime_error("the HTTP stub did not start: " + got + "; " + process_->child->stderr_tail());
+    }
+    url_ = got;
+}
+
+stub_http_server::~stub_http_server() {
+    process_->child->stop(std::chrono::milliseconds(1'000));
+    process_->child->stop_reading();
+    if (process_->reader.joinable())
+        process_->reader.join();
+}
+
+mcp::http_server stub_http_server::address(std::string name, std::string bearer_token_env) const {
+    return {std::move(name), url_, std::move(bearer_token_env)};
 }
 
 int run_stub_mcp_server(int argc, char** argv) {
-    if (argc != 2) {
-        std::cerr << "usage: " << (argc ? argv[0] : "agentrt-mcp-stub") << " SCRIPT-JSON\n";
+    bool const over_http = argc == 3 && std::string_view(argv[1]) == "--http";
+    if (argc != 2 && !over_http) {
+        std::cerr << "usage: " << (argc ? argv[0] : "agentrt-mcp-stub") << " [--http] SCRIPT-JSON\n";
         return 2;
     }
     try {
         boost::system::error_code ec;
-        json::value script = json::parse(argv[1], ec);
+        json::value script = json::parse(argv[argc - 1], ec);
         if (ec || !script.is_object())
             throw std::invalid_argument("stub script: not a JSON object");
         std::cerr << "agentrt-mcp-stub: serving " << script.at("tools").as_array().size() << " tools\n";
-        return stub(stub_script::from_json(script.get_object())).serve();
+        stub served(stub_script::from_json(script.get_object()));
+        if (!over_http)
+            return served.serve_stdio();
+        http_front front(served);
+        std::cout << front.listen() << std::endl;
+        std::thread([&] { front.accept_forever(); }).detach();
+        for (std::string line; std::getline(std::cin, line);) {
+        }
+        std::_Exit(0); // stdin closed: the one who started it has gone
     } catch (std::exception const& e) {
         std::cerr << e.what() << '\n';
         return 2;

@@ -36,7 +36,7 @@ mcp::server_entry const& server_named(mcp::operator_file const& file, std::strin
         return *entry;
     std::vector<std::string> names;
     for (auto const& s : file.servers)
-        names.push_back(s.server.name);
+        names.push_back(s.name());
     std::string message = "no server " + sanitize(name, 80) + " in " + sanitize(file.path.string(), 200);
     if (auto near = nearest_names(name, names); !near.empty())
         message += "; did you mean " + sanitize(near.front(), 80) + "?";
@@ -95,7 +95,7 @@ server_review review(mcp::server_entry const& entry, mcp::pins& pins, bool pin) 
         throw failure(sanitize(listed.error().message, 1000));
     server_review r;
     r.listed = std::move(*listed);
-    auto const& name = entry.server.name;
+    auto const& name = entry.name();
     r.differences = pin ? pins.pin_all(name, r.listed) : pins.compare(name, r.listed);
     mcp::pins as_pinned = pins;
     as_pinned.pin_all(name, r.listed);
@@ -107,7 +107,7 @@ server_review review(mcp::server_entry const& entry, mcp::pins& pins, bool pin) 
 }
 
 void print_review(context& c, mcp::server_entry const& entry, server_review const& r, bool pinned) {
-    auto const& name = entry.server.name;
+    auto const& name = entry.name();
     if (c.json) {
         json::array tools, differences, left_out;
         for (auto const& t : r.listed)

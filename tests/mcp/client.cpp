@@ -191,7 +191,8 @@ TEST_SUITE("mcp client over stdio") {
     }
 
     TEST_CASE("a program that cannot be started is a clear error") {
-        auto server = agentrt::mcp::client::start({"ghost", {"/nonexistent/agentrt-no-such-server"}, {}});
+        auto server = agentrt::mcp::client::start(
+            agentrt::mcp::stdio_server{"ghost", {"/nonexistent/agentrt-no-such-server"}, {}});
         REQUIRE_FALSE(server);
         CHECK(server.error().code == agentrt::errc::server_failed);
         CHECK(server.error().message.find("MCP server \"ghost\"") == 0);

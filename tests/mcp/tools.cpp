@@ -194,14 +194,22 @@ TEST_SUITE("mcp pins and classes") {
         auto path = dir.path / "agentrt-mcp.json";
         write(path, R"({"servers": {"shop": {"command": ["agentrt-mcp-stub", "{}"], "environment": {"LOG": "quiet"},
                         "tools": {"find_order": {"side_effect": "read_only", "timeout_ms": 2500},
-                                  "cancel_order": {"side_effect": "remote_mutation"}}}}})");
+                                  "cancel_order": {"side_effect": "remote_mutation"}}},
+                        "tickets": {"url": "http://127.0.0.1:8931/mcp", "bearer_token_env": "TICKETS_TOKEN"}}})");
         auto file = mcp::operator_file::load(path);
         REQUIRE(file);
         CHECK(file->pins_path() == dir.path / "agentrt-mcp.pins.json");
         auto const* shop = file->find("shop");
         REQUIRE(shop);
-        CHECK(shop->server.command == std::vector<std::string>{"agentrt-mcp-stub", "{}"});
-        CHECK(shop->server.environment == std::vector<std::string>{"LOG=quiet"});
+        auto const& stdio = std::get<mcp::stdio_server>(shop->server);
+        CHECK(stdio.command == std::vector<std::string>{"agentrt-mcp-stub", "{}"});
+        CHECK(stdio.environment == std::vector<std::string>{"LOG=quiet"});
+        auto const* tickets = file->find("tickets");
+        REQUIRE(tickets);
+        auto const& http = std::get<mcp::http_server>(tickets->server);
+        CHECK(http.url == "http://127.0.0.1:8931/mcp");
+        CHECK(http.bearer_token_env == "TICKETS_TOKEN");
+        CHECK(tickets->classes.empty());
         CHECK(shop->classes.at("find_order").effect == agentrt::side_effect::read_only);
         CHECK(shop->classes.at("find_order").timeout == 2500ms);
         CHECK(shop->classes.at("cancel_order").effect == agentrt::side_effect::remote_mutation);
@@ -220,6 +228,10 @@ TEST_SUITE("mcp pins and classes") {
              "/servers/shop/tools/a/timeout_ms: not a positive integer"},
             {R"({"servers": {"shop": {"command": ["x"], "trusted": true}}})",
              "/servers/shop/trusted: not a member a server has"},
+            {R"({"servers": {"t": {"url": "http://127.0.0.1/mcp", "command": ["x"]}}})",
+             "/servers/t/command: not a member an HTTP server has"},
+            {R"({"servers": {"t": {"url": "http://127.0.0.1/mcp", "bearer_token_env": ""}}})",
+             "/servers/t/bearer_token_env: not the name of an environment variable"},
             {R"({"servers": )", "not JSON"},
         };
         for (auto const& b : bad) {

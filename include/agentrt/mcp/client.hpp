@@ -5,11 +5,14 @@
 //     auto tools = (*files)->list_tools();                     // every page
 //     auto reply = (*files)->call_tool("read", {{"path", "a.txt"}}, context);
 //
-// JSON-RPC 2.0 over the stdio transport: the client starts the server process in a process group of
-// its own, speaks one message per line over its stdin and stdout, keeps the last bytes of its stderr
-// for error messages, and stops it when the client goes (stdin closed, then SIGTERM, then SIGKILL).
-// Every message is capped in size; a server that sends something that is not JSON-RPC, or more than
-// the cap, is cut off and every request waiting on it fails with errc::server_failed.
+// JSON-RPC 2.0 over either transport. stdio: the client starts the server process in a process
+// group of its own, speaks one message per line over its stdin and stdout, keeps the last bytes of
+// its stderr for error messages, and stops it when the client goes (stdin closed, then SIGTERM,
+// then SIGKILL). Streamable HTTP: every message is a POST, answered with JSON or a stream of
+// server-sent events (both are read), under the session id the server gives at initialize, which
+// is deleted when the client goes. Every message is capped in size; a server that sends something
+// that is not JSON-RPC, or more than the cap, is cut off and every request waiting on it fails with
+// errc::server_failed.
 //
 // A call waits until the call's deadline and watches the call's stop token: when either ends it, the
 // client sends notifications/cancelled for the request and returns errc::timed_out. The request's
@@ -31,6 +34,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <variant>
 #include <vector>
 
 namespace agentrt::mcp {
@@ -46,6 +50,18 @@ struct stdio_server {
     std::vector<std::string> command;     // the program (looked up on PATH) and its arguments
     std::vector<std::string> environment; // "NAME=value" lines added to this process's environment
 };
+
+// A server at an HTTP endpoint (the Streamable HTTP transport). The bearer token is read from the
+// environment variable named here when the client starts, sent with every message and written
+// nowhere else; plain http carries it only to a loopback address.
+struct http_server {
+    std::string name;
+    std::string url;              // "https://tools.example/mcp", "http://127.0.0.1:8931/mcp"
+    std::string bearer_token_env; // empty: no token
+};
+
+using server_address = std::variant<stdio_server, http_server>;
+std::string const& name_of(server_address const& server) noexcept;
 
 struct client_options {
     std::chrono::milliseconds request_timeout{10'000}; // initialize and each tools/list page
@@ -76,6 +92,10 @@ public:
     // cannot be started, exits, answers with a version outside protocol_versions (saying whether it
     // is older or newer) or offers no tools.
     static result<std::shared_ptr<client>> start(stdio_server server, client_options options = {});
+    // Connects over HTTP: errc::server_failed also when the server demands authorization (HTTP 401
+    // or 403), saying whether the token is missing or was refused, never what it is.
+    static result<std::shared_ptr<client>> start(http_server server, client_options options = {});
+    static result<std::shared_ptr<client>> start(server_address server, client_options options = {});
 
     client(client const&) = delete;
     client& operator=(client const&) = delete;
@@ -92,10 +112,11 @@ public:
 
     // True once the server has said notifications/tools/list_changed.
     bool tools_changed() const noexcept;
-    // The last max_stderr_bytes the server wrote to stderr.
+    // The last max_stderr_bytes a stdio server wrote to stderr; empty for an HTTP server.
     std::string stderr_tail() const;
 
     struct state;
+    static std::shared_ptr<client> adopt(std::unique_ptr<state> s);
 
 private:
     explicit client(std::unique_ptr<state> s);

@@ -40,7 +40,8 @@ struct tool_class {
 };
 
 struct server_entry {
-    stdio_server server;
+    server_address server;
+    std::string const& name() const noexcept { return name_of(server); }
     std::map<std::string, tool_class, std::less<>> classes; // by tool name
 };
 
@@ -48,7 +49,9 @@ struct server_entry {
 //
 //     {"servers": {"files": {"command": ["mcp-files", "/srv/share"],
 //                            "environment": {"LOG": "quiet"},
-//                            "tools": {"read": {"side_effect": "read_only", "timeout_ms": 5000}}}}}
+//                            "tools": {"read": {"side_effect": "read_only", "timeout_ms": 5000}}},
+//                  "tickets": {"url": "https://tickets.example/mcp", "bearer_token_env": "TICKETS_TOKEN",
+//                              "tools": {"open": {"side_effect": "remote_mutation"}}}}}
 //
 // Loading refuses (errc::invalid_arguments) a file that breaks this shape, naming the file and
 // the JSON Pointer of what is wrong.

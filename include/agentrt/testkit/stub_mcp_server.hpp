@@ -19,6 +19,7 @@
 
 #include <cstddef>
 #include <filesystem>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -41,6 +42,10 @@ struct stub_tool {
     stub_behaviour on_call = stub_behaviour::echo;
 };
 
+// How the stub answers a POST over HTTP: one JSON message, or a stream of server-sent events (a
+// notifications/message first, then what stdio would send, list_changed included).
+enum class stub_http_answer { json, events };
+
 struct stub_script {
     std::vector<stub_tool> tools;
     std::size_t page_size = 0;                   // tools per tools/list page; 0 for one page
@@ -48,6 +53,9 @@ struct stub_script {
     bool change_after_first_list = false;        // the first tool's description changes once listed, with list_changed
     std::size_t oversized_bytes = std::size_t{1} << 20;
     std::filesystem::path journal; // empty for none
+    // Over HTTP only:
+    stub_http_answer http_answer = stub_http_answer::json;
+    std::string bearer_token; // when not empty, a POST without "Authorization: Bearer <it>" gets 401
 
     boost::json::object to_json() const;
     static stub_script from_json(boost::json::object const& script); // throws std::invalid_argument
@@ -57,7 +65,29 @@ struct stub_script {
 // environment variable names another) and the script as its one argument.
 mcp::stdio_server stub_server(std::string name, stub_script const& script);
 
-// The stub's main: serves stdin and stdout with the script given as argv[1] until stdin closes.
+// The stub serving `script` over HTTP on a loopback port of its own, in a process of its own, for
+// as long as this object lives. Over HTTP the stub keeps to the transport strictly: a message
+// without the session id initialize gave, or without the MCP-Protocol-Version agreed, gets 400;
+// the session's DELETE is journaled as {"deleted_session": ID}.
+class stub_http_server {
+public:
+    // Throws std::runtime_error when the stub does not start or says no address.
+    explicit stub_http_server(stub_script const& script);
+    ~stub_http_server();
+    stub_http_server(stub_http_server const&) = delete;
+    stub_http_server& operator=(stub_http_server const&) = delete;
+
+    std::string const& url() const noexcept { return url_; } // "http://127.0.0.1:PORT/mcp"
+    mcp::http_server address(std::string name, std::string bearer_token_env = {}) const;
+
+private:
+    struct process;
+    std::unique_ptr<process> process_;
+    std::string url_;
+};
+
+// The stub's main: `agentrt-mcp-stub SCRIPT` serves stdin and stdout until stdin closes;
+// `agentrt-mcp-stub --http SCRIPT` prints its URL on stdout and serves HTTP until stdin closes.
 int run_stub_mcp_server(int argc, char** argv);
 
 } // namespace agentrt::testkit

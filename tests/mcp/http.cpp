@@ -1,0 +1,199 @@
+// The MCP client over Streamable HTTP, against the test kit's stub on a real loopback port, in a
+// process of its own; its journal shows what reached it.
+#include <agentrt/mcp/client.hpp>
+#include <agentrt/mcp/tools.hpp>
+
+#include <agentrt/testkit/stub_mcp_server.hpp>
+
+#include "support/mcp.hpp"
+
+#include <boost/json/parse.hpp>
+
+#include <doctest/doctest.h>
+
+#include <cstdlib>
+
+namespace json = boost::json;
+namespace mcp = agentrt::mcp;
+using namespace std::chrono_literals;
+using agentrt::testkit::stub_behaviour;
+using agentrt::testkit::stub_http_answer;
+using agentrt::testkit::stub_http_server;
+using agentrt::testkit::stub_script;
+using mcp_support::journal_of;
+
+namespace {
+
+stub_script shop(mcp_support::scratch const& dir, stub_behaviour lookup = stub_behaviour::echo) {
+    stub_script script;
+    script.tools.push_back({"lookup", "Look an order up.", mcp_support::order_schema(), {}, lookup});
+    script.journal = dir.path / "journal";
+    return script;
+}
+
+std::shared_ptr<mcp::client> connected(stub_http_server const& server, std::string token_env = {},
+                                       mcp::client_options options = {}) {
+    auto c = mcp::client::start(server.address("shop", std::move(token_env)), options);
+    REQUIRE_MESSAGE(c, (c ? "" : c.error().message));
+    return *c;
+}
+
+agentrt::call_context within(std::chrono::milliseconds time, std::string_view key = "run-1/0") {
+    agentrt::call_context c;
+    c.idempotency_key = key;
+    c.deadline = std::chrono::steady_clock::now() + time;
+    return c;
+}
+
+// Sets an environment variable for the length of a test.
+struct environment_variable {
+    std::string name;
+    environment_variable(std::string n, char const* value) : name(std::move(n)) {
+        if (value)
+            ::setenv(name.c_str(), value, 1);
+        else
+            ::unsetenv(name.c_str());
+    }
+    ~environment_variable() { ::unsetenv(name.c_str()); }
+};
+
+} // namespace
+
+TEST_SUITE("mcp client over http") {
+
+    TEST_CASE("over HTTP the client negotiates, lists every page and calls, answered in JSON or in events") {
+        mcp_support::scratch dir;
+        auto script = shop(dir);
+        for (char c : std::string("abcd"))
+            script.tools.push_back({std::string("tool_") + c, "A tool.", mcp_support::order_schema(), {}, {}});
+        script.page_size = 2;
+        SUBCASE("answers in JSON") {
+            script.http_answer = stub_http_answer::json;
+        }
+        SUBCASE("answers as server-sent events") {
+            script.http_answer = stub_http_answer::events;
+        }
+        stub_http_server server(script);
+        auto c = connected(server);
+        CHECK(c->protocol_version() == "2025-06-18");
+        auto tools = c->list_tools();
+        REQUIRE_MESSAGE(tools, (tools ? "" : tools.error().message));
+        CHECK(tools->size() == 5);
+
+        mcp::pins pins;
+        pins.pin_all("shop", *tools);
+        auto entries = mcp::pinned_tools(c, *tools, pins, {{"lookup", {agentrt::side_effect::read_only, 5s}}});
+        REQUIRE(entries);
+        agentrt::tool_table table(std::move(entries->entries));
+        auto call = table.accept("lookup", R"({"order_id":"ord-3"})");
+        REQUIRE(call);
+        auto result = table.at(call->index).call(call->args, within(5s, "run-9/2"));
+        REQUIRE_MESSAGE(result, (result ? "" : result.error().message));
+        CHECK(result->content.at("structuredContent") == json::value{{"order_id", "ord-3"}});
+
+        auto journal = journal_of(dir);
+        REQUIRE(journal.size() == 6); // initialize, initialized, three pages, the call
+        CHECK(journal[0].at("method") == "initialize");
+        CHECK(journal[1].at("method") == "notifications/initialized");
+        CHECK(journal[4].at("params").at("cursor") == "4");
+        CHECK(journal[5].at("params").at("_meta").at("agentrt/idempotency-key") == "run-9/2");
+    }
+
+    TEST_CASE("the session the server gave goes with every message and is deleted when the client goes") {
+        mcp_support::scratch dir;
+        stub_http_server server(shop(dir));
+        {
+            auto c = connected(server); // the stub refuses any message after initialize without the session
+            REQUIRE(c->list_tools());
+        }
+        auto journal = journal_of(dir);
+        REQUIRE_FALSE(journal.empty());
+        CHECK(journal.back() == json::object{{"deleted_session", "stub-session-1"}});
+    }
+
+    TEST_CASE("a bearer token from the environment is sent, and an authorization demand never shows it") {
+        mcp_support::scratch dir;
+        auto script = shop(dir);
+        script.bearer_token = "s3cret-token";
+        stub_http_server server(script);
+        {
+            environment_variable token("AGENTRT_TEST_MCP_TOKEN", "s3cret-token");
+            auto c = connected(server, "AGENTRT_TEST_MCP_TOKEN");
+            CHECK(c->list_tools());
+        }
+        struct demand {
+            char const* value; // of the variable; null: unset
+            std::string env;   // the variable named; empty: none
+            std::string said;
+        };
+        demand const demands[] = {
+            {"wrong-token", "AGENTRT_TEST_MCP_TOKEN", "refused the bearer token in AGENTRT_TEST_MCP_TOKEN (HTTP 401)"},
+            {nullptr, "AGENTRT_TEST_MCP_TOKEN", "AGENTRT_TEST_MCP_TOKEN, which should hold its bearer token, is empty"},
+            {nullptr, "", "demands authorization (HTTP 401)"},
+        };
+        for (auto const& d : demands) {
+            CAPTURE(d.said);
+            environment_variable token("AGENTRT_TEST_MCP_TOKEN", d.value);
+            auto refused = mcp::client::start(server.address("shop", d.env));
+            REQUIRE_FALSE(refused);
+            CHECK(refused.error().code == agentrt::errc::server_failed);
+            CHECK_MESSAGE(refused.error().message.find(d.said) != std::string::npos, refused.error().message);
+            CHECK(refused.error().message.find("WWW-Authenticate: Bearer") != std::string::npos);
+            CHECK(refused.error().message.find("wrong-token") == std::string::npos);
+            CHECK(refused.error().message.find("s3cret") == std::string::npos);
+        }
+    }
+
+    TEST_CASE("a bearer token is never sent in the clear beyond loopback") {
+        environment_variable token("AGENTRT_TEST_MCP_TOKEN", "s3cret-token");
+        auto refused =
+            mcp::client::start(mcp::http_server{"far", "http://tools.example/mcp", "AGENTRT_TEST_MCP_TOKEN"});
+        REQUIRE_FALSE(refused);
+        CHECK(refused.error().message.find("would be sent in the clear to tools.example") != std::string::npos);
+        auto not_http = mcp::client::start(mcp::http_server{"odd", "ftp://127.0.0.1/mcp", ""});
+        REQUIRE_FALSE(not_http);
+        CHECK(not_http.error().message.find("is not an http:// or https:// URL") != std::string::npos);
+    }
+
+    TEST_CASE("a stalled call over HTTP ends at its deadline and is cancelled") {
+        mcp_support::scratch dir;
+        for (auto answer : {stub_http_answer::json, stub_http_answer::events}) {
+            auto script = shop(dir, stub_behaviour::stall);
+            script.http_answer = answer;
+            stub_http_server server(script);
+            auto c = connected(server);
+            auto started = std::chrono::steady_clock::now();
+            auto reply = c->call_tool("lookup", {{"order_id", "ord-1"}}, within(300ms));
+            REQUIRE_FALSE(reply);
+            CHECK_MESSAGE(reply.error().code == agentrt::errc::timed_out, reply.error().message);
+            CHECK(std::chrono::steady_clock::now() - started < 5s);
+            auto journal = mcp_support::journal_until(dir, "notifications/cancelled");
+            CHECK(journal.back().at("params").at("requestId") == journal[journal.size() - 2].at("id"));
+            std::filesystem::remove(dir.path / "journal");
+        }
+    }
+
+    TEST_CASE("a malformed, oversized or cut-off answer over HTTP fails the call and cuts the server off") {
+        mcp_support::scratch dir;
+        struct fault {
+            stub_behaviour behaviour;
+            std::string said;
+        };
+        fault const faults[] = {
+            {stub_behaviour::malformed, "not a JSON-RPC message"},
+            {stub_behaviour::oversized, "over the cap of 65536 bytes"},
+            {stub_behaviour::crash, "cannot reach"},
+        };
+        for (auto const& f : faults) {
+            CAPTURE(f.said);
+            stub_http_server server(shop(dir, f.behaviour));
+            mcp::client_options options;
+            options.max_message_bytes = 65536;
+            auto c = connected(server, {}, options);
+            auto reply = c->call_tool("lookup", {{"order_id", "ord-1"}}, within(5s));
+            REQUIRE_FALSE(reply);
+            CHECK(reply.error().code == agentrt::errc::server_failed);
+            CHECK_MESSAGE(reply.error().message.find(f.said) != std::string::npos, reply.error().message);
+        }
+    }
+}
