@@ -135,6 +135,59 @@ TEST_CASE("a store whose schema version is not a number is refused as damaged") 
                                    " is damaged: its schema version is 'two', not a number: restore it from a backup");
 }
 
+TEST_CASE("a damaged lock file of a store another process has open is refused, naming the file and what to do") {
+    world w;
+    {
+        auto s = w.open();
+        s.write([](agentrt::store_writer& wr) {
+            auto run = sample_run("kept");
+            wr.append(run, agentrt::event_type::run_created, {}, 100);
+            wr.put(run);
+        });
+    }
+    int ready[2];
+    REQUIRE(::pipe(ready) == 0);
+    pid_t holder = ::fork();
+    REQUIRE(holder >= 0);
+    if (holder == 0) { // holds the store open, touching nothing, until it is killed
+        auto s = agentrt::store::open(w.store_path);
+        char byte = s ? 'y' : 'n';
+        (void)::write(ready[1], &byte, 1);
+        ::pause();
+        ::_exit(0);
+    }
+    char byte = 0;
+    REQUIRE(::read(ready[0], &byte, 1) == 1);
+    REQUIRE(byte == 'y');
+    auto const lock = w.store_path / "lock.mdb";
+    auto const size = fs::file_size(lock);
+
+    fs::resize_file(lock, 100); // the reader table cut short
+    auto cut = agentrt::store::open(w.store_path);
+    REQUIRE_FALSE(cut);
+    CHECK(cut.error().code == agentrt::errc::store_damaged);
+    CHECK(cut.error().message == "store " + w.store_path.string() + " is damaged: " + lock.string() +
+                                     ", LMDB's lock file, which process " + std::to_string(holder) +
+                                     " has open, is 100 bytes, cut short: stop every process that uses the store, "
+                                     "then remove " +
+                                     lock.string() + " (it holds no records: LMDB makes it again)");
+
+    fs::resize_file(lock, 0);
+    fs::resize_file(lock, size); // zeros where LMDB's header was
+    auto overwritten = agentrt::store::open(w.store_path);
+    REQUIRE_FALSE(overwritten);
+    CHECK(overwritten.error().message.find("does not begin as LMDB's lock file does") != std::string::npos);
+
+    ::kill(holder, SIGKILL);
+    int status = 0;
+    REQUIRE(::waitpid(holder, &status, 0) == holder);
+    ::close(ready[0]);
+    ::close(ready[1]);
+    auto reopened = agentrt::store::open(w.store_path); // the first to open it again: LMDB rebuilds the lock file
+    REQUIRE(reopened);
+    CHECK(reopened->read([](agentrt::store_reader const& r) { return r.runs({}, 10).size(); }) == 1);
+}
+
 TEST_CASE("an operator never creates a store") {
     world w;
     auto s = agentrt::store::open(w.store_path, {.access = agentrt::store_access::operator_only});

@@ -123,6 +123,41 @@ namespace {
 constexpr char const* restore_advice =
     ": restore the store from a backup (a copy `agentrt backup` made), then resume its runs";
 
+// LMDB makes lock.mdb afresh when it opens a store first, and reads it as it is when another process
+// has it open: a reader table cut short is then read past its end (SIGBUS), and a header that is
+// not LMDB's refuses the open for a reason LMDB blames on no file. Checked here, while another
+// process holds LMDB's shared lock on its first byte.
+result<void> check_lock_file(fs::path const& directory) {
+    auto const file = directory / "lock.mdb";
+    int fd = ::open(file.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return {}; // none yet: LMDB makes it
+    struct closer {
+        int fd;
+        ~closer() { ::close(fd); }
+    } closing{fd};
+    struct flock holder {};
+    holder.l_type = F_WRLCK;
+    holder.l_whence = SEEK_SET;
+    holder.l_start = 0;
+    holder.l_len = 1;
+    if (::fcntl(fd, F_GETLK, &holder) != 0 || holder.l_type == F_UNLCK)
+        return {}; // nobody else has the store open: LMDB rebuilds the file
+    constexpr std::uint32_t lmdb_magic = 0xBEEFC0DE;
+    constexpr off_t smallest = 192; // LMDB 0.9's two cache-line headers and one reader slot
+    struct stat st {};
+    std::uint32_t magic = 0;
+    bool const whole = ::fstat(fd, &st) == 0 && st.st_size >= smallest;
+    if (whole && ::pread(fd, &magic, sizeof magic, 0) == ssize_t(sizeof magic) && magic == lmdb_magic)
+        return {};
+    return damaged_store("store " + directory.string() + " is damaged: " + file.string() +
+                         ", LMDB's lock file, which process " + std::to_string(holder.l_pid) + " has open, " +
+                         (whole ? std::string("does not begin as LMDB's lock file does")
+                                : "is " + std::to_string(st.st_size) + " bytes, cut short") +
+                         ": stop every process that uses the store, then remove " + file.string() +
+                         " (it holds no records: LMDB makes it again)");
+}
+
 } // namespace
 
 error damaged_page_error(lmdb_engine const& s, lmdb::damaged_page const& e) {
@@ -355,6 +390,8 @@ result<std::shared_ptr<engine>> open_lmdb(std::filesystem::path const& path, sto
             return damaged_store("store " + path.string() + " is damaged: " + (path / "data.mdb").string() + " is " +
                                  std::to_string(size) +
                                  " bytes, shorter than its two meta pages (the file was cut short)" + restore_advice);
+        if (auto ok = check_lock_file(path); !ok)
+            return ok.error();
         unsigned flags = MDB_NOTLS | durability_flags(options.durability);
         int rc = mdb_env_open(env, path.c_str(), flags, 0600);
         if (rc == MDB_INVALID || rc == MDB_CORRUPTED || rc == MDB_VERSION_MISMATCH)
