@@ -38,6 +38,29 @@ TEST_CASE("the server terminating every session of a worker mid-run: the next tr
     CHECK(agentrt::check_invariants(s).ok());
 }
 
+TEST_CASE("the server restarting in the middle of a run, as after a crash: the run goes on, each tool once") {
+    world w;
+    test_support::private_postgres_server server;
+    auto s = agentrt::store::open(server.uri()).value();
+    int restarts = 0;
+    w.replace["lookup_order"] = [&](agentrt::arguments const&, agentrt::call_context const&) -> agentrt::tool_result {
+        server.restart(); // every connection of the worker dies, the pooled one and the liveness one
+        ++restarts;
+        return agentrt::tool_output{{{"order", "ord-1"}}, "found"};
+    };
+    agentrt::testkit::scripted_agent agent({decision::call("lookup_order", lookup_args),
+                                            decision::call("send_message", send_args), decision::complete("done")});
+    agentrt::driver d(s, w.table, w.policy, agent, w.options());
+    auto run = d.start("look up and mail");
+    REQUIRE_MESSAGE(run, run.error().to_string());
+    CHECK(restarts == 1);
+    CHECK(run->status == agentrt::run_status::completed);
+    CHECK(w.calls["lookup_order"] == 1);
+    CHECK(w.calls["send_message"] == 1);
+    CHECK(agentrt::check_invariants(s).ok());
+    CHECK(agentrt::verify(s).ok());
+}
+
 TEST_CASE("a statement timeout behind a lock another session holds is a typed error that changes nothing, the run "
           "goes on once the lock is gone") {
     world w;

@@ -59,6 +59,23 @@ std::string schema_of(std::string const& location) {
     return location.substr(at, location.find('&', at) - at);
 }
 
+private_postgres_server::private_postgres_server() {
+    static std::atomic<int> counter{0};
+    dir_ = "/tmp/agentrt-pg-" + std::to_string(::getpid()) + "-own-" + std::to_string(++counter);
+    uri_ = run("AGENTRT_PG_WATCH_PID=" + std::to_string(::getpid()) + " " + AGENTRT_POSTGRES_SERVER + " start " + dir_);
+    if (uri_.rfind("postgresql://", 0) != 0)
+        throw std::runtime_error("a private PostgreSQL server did not start in " + dir_);
+}
+
+private_postgres_server::~private_postgres_server() {
+    (void)std::system((std::string(AGENTRT_POSTGRES_SERVER) + " stop " + dir_).c_str());
+}
+
+void private_postgres_server::restart() {
+    if (std::system((std::string(AGENTRT_POSTGRES_SERVER) + " restart " + dir_).c_str()) != 0)
+        throw std::runtime_error("the PostgreSQL server in " + dir_ + " did not restart");
+}
+
 std::string postgres_sql(std::string const& sql) {
     pqxx::connection c(postgres_uri());
     pqxx::nontransaction t(c);

@@ -21,4 +21,20 @@ std::string schema_of(std::string const& location);
 // column of its first row, if any.
 std::string postgres_sql(std::string const& sql);
 
+// A server of one test's own, for the faults that would disturb every other test of the shared one.
+class private_postgres_server {
+public:
+    private_postgres_server();
+    ~private_postgres_server();
+    private_postgres_server(private_postgres_server const&) = delete;
+    private_postgres_server& operator=(private_postgres_server const&) = delete;
+
+    std::string const& uri() const noexcept { return uri_; }
+    // Stops the server as a crash would and starts it again; returns once it accepts connections.
+    void restart();
+
+private:
+    std::string dir_, uri_;
+};
+
 } // namespace test_support
