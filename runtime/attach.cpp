@@ -169,7 +169,7 @@ result<void> gate::resume_grant(session& s, step_record const& step, approval_re
 
     auto done = store_->write(
         [&](store_writer& w) -> result<bool> {
-            auto run = w.run(step.run_id).value();
+            auto run = existing_run(w.run(step.run_id), step.run_id);
             auto latest = transitions::latest_approval(w, run.id, step.index);
             if (run.status != run_status::waiting_for_approval || !latest || latest->seq != granted.seq ||
                 latest->status != approval_status::approved || latest->used)

@@ -1,5 +1,6 @@
 #include <agentrt/runtime/driver.hpp>
 
+#include "errors.hpp"
 #include "lease.hpp"
 
 #include <stdexcept>
@@ -43,7 +44,7 @@ result<run_record> driver::drive(session& s) try {
             for (std::uint64_t i = steps.size(); i < **opened; ++i)
                 if (auto st = r.step(s.run_id(), i))
                     steps.push_back(std::move(*st));
-            return r.run(s.run_id()).value();
+            return existing_run(r.run(s.run_id()), s.run_id());
         });
         std::optional<decision> d;
         try {

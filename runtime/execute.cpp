@@ -109,7 +109,7 @@ result<step_record> finish_call(gate& g, session& s, std::uint64_t index, std::u
     std::int64_t now = g.options().clocks.record();
     auto finished = g.storage().write([&](store_writer& w) -> result<step_record> {
         next.reset(); // an engine may run this again: nothing of an attempt that did not commit stays
-        auto run = w.run(s.run_id()).value();
+        auto run = existing_run(w.run(s.run_id()), s.run_id());
         auto step = w.step(s.run_id(), index).value();
         if (step.status != step_status::executing || step.attempt != attempt) {
             // The step was interrupted meanwhile (takeover, cancel): the outcome is appended, marked late.
@@ -203,7 +203,7 @@ result<step_record> session::execute() try {
     pending_.reset();
     std::int64_t lease_now = options.clocks.lease();
     auto [run, step] = st.read([&](store_reader const& r) {
-        return std::pair{r.run(run_id_).value(), r.step(run_id_, index).value()};
+        return std::pair{existing_run(r.run(run_id_), run_id_), r.step(run_id_, index).value()};
     });
     auto const lease_left = std::chrono::milliseconds(run.lease.expiry_ms - lease_now);
     if (auto held = leases::hold(run, owner_, epoch_, lease_now, options.lease_duration); !held)

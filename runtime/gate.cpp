@@ -56,7 +56,7 @@ result<void> settle(gate& g, session& s, step_record step) {
     }
     std::int64_t now = options.clocks.record(), lease_now = options.clocks.lease();
     return g.storage().write([&](store_writer& w) -> result<void> {
-        auto run = w.run(s.run_id()).value();
+        auto run = existing_run(w.run(s.run_id()), s.run_id());
         if (auto held = leases::hold(run, s.owner(), s.lease_epoch(), lease_now, options.lease_duration); !held)
             return held;
         auto current = w.step(step.run_id, step.index).value();
@@ -149,7 +149,7 @@ session::~session() {
 }
 
 run_record session::run() const {
-    return gate_->store_->read([&](store_reader const& r) { return r.run(run_id_).value(); });
+    return gate_->store_->read([&](store_reader const& r) { return existing_run(r.run(run_id_), run_id_); });
 }
 
 result<void> session::release() try {

@@ -212,7 +212,7 @@ result<model_response> session::call_model(model& m, model_request const& reques
     for (std::uint32_t attempt = 1;; ++attempt) {
         std::int64_t now = options.clocks.record(), lease_now = options.clocks.lease();
         auto dispatched = gate_->store_->write([&](store_writer& w) -> result<model_call_record> {
-            auto run = w.run(run_id_).value();
+            auto run = existing_run(w.run(run_id_), run_id_);
             if (auto held = leases::hold(run, owner_, epoch_, lease_now, options.lease_duration); !held)
                 return held.error(); // a driver that lost its lease makes no further model call
             if (auto stop = model_limit_reached(run, limits)) {
@@ -266,7 +266,7 @@ result<model_response> session::call_model(model& m, model_request const& reques
         std::int64_t finished = options.clocks.record();
         call.finished_ms = finished;
         gate_->store_->write([&](store_writer& w) {
-            auto run = w.run(run_id_).value();
+            auto run = existing_run(w.run(run_id_), run_id_);
             run.tokens += call.input_tokens + call.output_tokens;
             run.cost_micros += call.cost_micros;
             w.put(call);

@@ -1,5 +1,7 @@
 #include "policy_view.hpp"
 
+#include "errors.hpp"
+
 #include <cmath>
 
 namespace agentrt::views {
@@ -29,7 +31,7 @@ void refresh(view_snapshot& snap, store const& s, std::string_view run_id, std::
         snap.step_views.clear();
     }
     s.read([&](store_reader const& r) {
-        snap.run = r.run(run_id).value();
+        snap.run = existing_run(r.run(run_id), run_id);
         // Steps before the one being decided are settled: only the new ones are read, so building a
         // view stays flat in run length.
         for (std::uint64_t i = snap.steps.size(); i < before_step; ++i)

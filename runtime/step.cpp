@@ -95,9 +95,10 @@ result<std::optional<std::uint64_t>> session::open_step() try {
     auto const& options = gate_->options_;
     std::int64_t now = options.clocks.record(), lease_now = options.clocks.lease();
     auto opened = gate_->store_->write([&](store_writer& w) -> result<std::optional<std::uint64_t>> {
-        auto run = w.run(run_id_).value();
-        if (run.status != run_status::running)
+        auto found = w.run(run_id_);
+        if (!found || found->status != run_status::running) // gone: it ended, and was pruned since
             return std::optional<std::uint64_t>{};
+        auto run = std::move(*found);
         if (auto held = leases::hold(run, owner_, epoch_, lease_now, options.lease_duration); !held)
             return held.error();
         run.updated_ms = now;
@@ -149,7 +150,7 @@ result<step_record> session::propose(decision const& d) try {
 
     auto proposed = gate_->store_->write(
         [&](store_writer& w) -> result<step_record> {
-            auto run = w.run(run_id_).value();
+            auto run = existing_run(w.run(run_id_), run_id_);
             if (auto held = leases::hold(run, owner_, epoch_, lease_now, options.lease_duration); !held)
                 return held.error();
             auto step = w.step(run_id_, index).value();
@@ -239,7 +240,7 @@ result<void> session::fail(std::string message) try {
     auto const& options = gate_->options_;
     std::int64_t now = options.clocks.record(), lease_now = options.clocks.lease();
     auto failed = gate_->store_->write([&](store_writer& w) -> result<void> {
-        auto run = w.run(run_id_).value();
+        auto run = existing_run(w.run(run_id_), run_id_);
         if (auto held = leases::hold(run, owner_, epoch_, lease_now, options.lease_duration); !held)
             return held;
         if (open_) {

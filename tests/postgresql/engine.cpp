@@ -7,8 +7,10 @@
 #include "runtime/fixture.hpp"
 #include "support/postgres.hpp"
 
+#include <algorithm>
 #include <atomic>
 #include <csignal>
+#include <limits>
 #include <mutex>
 #include <sys/wait.h>
 #include <thread>
@@ -275,6 +277,59 @@ TEST_CASE("sixteen runs begun and driven at once, each on a thread and gate of i
     CHECK_MESSAGE(failures.empty(), (failures.empty() ? std::string() : failures.front()));
     CHECK(completed == 48);
     CHECK(agentrt::verify(s).ok()); // the chain of runs holds, however the creations interleaved
+    CHECK(agentrt::check_invariants(s).ok());
+}
+
+TEST_CASE("prune running beside workers removes only ended runs, and the chain of runs still verifies") {
+    world w;
+    auto s = open_pg(fresh_postgres_store(), {.durability = agentrt::durability::process_crash});
+    std::atomic<bool> working{true};
+    std::atomic<int> completed{0};
+    std::mutex mutex;
+    std::vector<std::string> failures, pruned;
+    std::vector<std::string> gone; // runs that ended and were pruned before their driver read them back
+    std::vector<std::thread> workers;
+    for (int t = 0; t < 4; ++t)
+        workers.emplace_back([&, t] {
+            agentrt::testkit::scripted_agent agent(
+                {decision::call("lookup_order", lookup_args), decision::complete("done")});
+            agentrt::driver d(s, w.table, w.policy, agent, w.options());
+            for (int r = 0; r < 10; ++r) {
+                std::string id = "run-" + std::to_string(t) + "-" + std::to_string(r);
+                auto run = d.start("pruned meanwhile", id);
+                std::lock_guard lock(mutex);
+                if (run && run->status == run_status::completed)
+                    ++completed;
+                else if (!run && run.error().code == agentrt::errc::not_found)
+                    gone.push_back(id);
+                else
+                    failures.push_back(run ? std::string(agentrt::to_string(run->status)) : run.error().to_string());
+            }
+        });
+    std::thread pruner([&] {
+        while (working) {
+            auto removed = agentrt::prune(s, std::numeric_limits<std::int64_t>::max() / 2);
+            std::lock_guard lock(mutex);
+            if (!removed)
+                failures.push_back("prune: " + removed.error().to_string());
+            else
+                pruned.insert(pruned.end(), removed->runs.begin(), removed->runs.end());
+        }
+    });
+    for (auto& t : workers)
+        t.join();
+    working = false;
+    pruner.join();
+    CHECK_MESSAGE(failures.empty(), (failures.empty() ? std::string() : failures.front()));
+    CHECK(completed + gone.size() == 40);
+    for (auto const& id : gone) // only a run that had ended can be gone
+        CHECK(std::find(pruned.begin(), pruned.end(), id) != pruned.end());
+    auto left = agentrt::list_runs(s, {}, 100);
+    CHECK(pruned.size() + left.size() == 40);
+    CHECK_FALSE(pruned.empty());
+    for (auto const& run : left)
+        CHECK(run.status == run_status::completed);
+    CHECK(agentrt::verify(s).ok()); // links to the pruned runs are accepted, however they interleaved
     CHECK(agentrt::check_invariants(s).ok());
 }
 

@@ -95,6 +95,30 @@ TEST_CASE("prune refuses a store that does not verify, so it cannot hide tamperi
     CHECK(agentrt::read_run(s, last));
 }
 
+TEST_CASE("a session whose run ended and was pruned meanwhile gets a typed error, never an exception") {
+    world w;
+    auto s = w.open();
+    agentrt::gate g(s, w.table, w.policy, w.options());
+    auto session = g.begin("look up").value();
+    REQUIRE(session.open_step().value());
+    REQUIRE(session.propose(decision::complete("shipped")));
+    REQUIRE(session.run().status == agentrt::run_status::completed);
+    w.clock.advance(std::chrono::hours(1));
+    REQUIRE(agentrt::prune(s, w.clock()).value().runs == std::vector<std::string>{session.run_id()});
+
+    auto next = session.open_step(); // the run is not running: no step, and no exception
+    REQUIRE(next);
+    CHECK_FALSE(*next);
+    CHECK_THROWS_AS(session.run(), agentrt::exception);
+    try {
+        (void)session.run();
+    } catch (agentrt::exception const& e) {
+        CHECK(e.error().code == agentrt::errc::not_found);
+        CHECK(e.error().message == "run " + session.run_id() + " is no longer in the store: it ended and was pruned");
+    }
+    CHECK(agentrt::verify(s).ok());
+}
+
 TEST_CASE("a dry prune changes nothing") {
     world w;
     auto s = w.open();

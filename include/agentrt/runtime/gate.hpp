@@ -72,6 +72,8 @@ public:
     std::string const& owner() const noexcept { return owner_; }
     // The epoch of this session's hold on the run (lease_record::epoch); 0 before it holds it.
     std::uint64_t lease_epoch() const noexcept { return epoch_; }
+    // The run as the store holds it now. Throws agentrt::exception (errc::not_found) for a run that
+    // ended and was pruned since; every call below returns that as an error instead.
     run_record run() const;
 
     // Claims the next step (step.started). Empty when the run is not running or a limit ended it.
