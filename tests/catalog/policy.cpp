@@ -7,6 +7,9 @@
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
+#include <vector>
+
 using namespace test_tools;
 
 using shop = agentrt::catalog<lookup_order, send_message, wipe_account>;
@@ -120,6 +123,29 @@ TEST_SUITE("policy") {
         auto v = policy(runtime_tool, agentrt::arguments(boost::json::object{}, nullptr, nullptr), {});
         CHECK(v.outcome == agentrt::outcome::deny);
         CHECK(v.reason == "policy shop-policy/1 has no rule for tool from_runtime");
+    }
+
+    TEST_CASE("a tool's rule is found by its place in the catalogue, and an entry from elsewhere by its arguments") {
+        auto policy = agentrt::lower_policy(shop_policy{}, shop{});
+        // Another catalogue puts the tools in another order: its places name other tools here.
+        auto other = agentrt::catalog<wipe_account, send_message, lookup_order>{}.table();
+        auto decide_in = [&](agentrt::tool_table const& table, std::string_view tool, std::string_view text) {
+            auto accepted = table.accept(tool, text);
+            REQUIRE(accepted);
+            return policy(table.at(accepted->index), accepted->args, {});
+        };
+        CHECK(decide_in(other, "wipe_account", R"({"account":"a","confirm":true})").reason == "never wipe");
+        CHECK(decide_in(other, "send_message", text).reason == "no text messages");
+        CHECK(decide_in(other, "lookup_order", R"({"order_id":"ord-1"})").outcome == agentrt::outcome::allow);
+        // A hand-built table of a catalogue's entries, in any order and with no place, decides the same.
+        auto const base = shop{}.table();
+        auto entries = std::vector<agentrt::tool_entry>(base.entries().begin(), base.entries().end());
+        std::reverse(entries.begin(), entries.end());
+        for (auto& e : entries)
+            e.catalogue_index = agentrt::tool_entry::not_in_a_catalogue;
+        agentrt::tool_table hand_built(std::move(entries));
+        CHECK(decide_in(hand_built, "send_message", text).reason == "no text messages");
+        CHECK(decide_in(hand_built, "wipe_account", R"({"account":"a","confirm":true})").reason == "never wipe");
     }
 
     TEST_CASE("outcomes have names") {

@@ -23,6 +23,7 @@
 #include <stdexcept>
 #include <string>
 #include <tuple>
+#include <utility>
 #include <vector>
 
 namespace agentrt {
@@ -105,13 +106,19 @@ public:
         return std::get<Tool>(*tools_);
     }
 
-    tool_table table() const { return tool_table(std::vector<tool_entry>{entry<Tools>()...}); }
+    tool_table table() const { return entries(std::index_sequence_for<Tools...>{}); }
 
 private:
+    template <std::size_t... Index>
+    tool_table entries(std::index_sequence<Index...>) const {
+        return tool_table(std::vector<tool_entry>{entry<Tools>(Index)...});
+    }
+
     template <class Tool>
-    tool_entry entry() const {
+    tool_entry entry(std::size_t index) const {
         using args = typename Tool::arguments;
         tool_entry e;
+        e.catalogue_index = index;
         e.name = Tool::name;
         e.description = Tool::description;
         e.argument_schema = lowered(type_info_of<args>());
@@ -169,6 +176,28 @@ struct coverage_check {
     static constexpr bool value = true;
 };
 
+// The rule for one tool: the policy's own for its arguments, else its fallback.
+template <class Policy, class Tool>
+verdict decide_as(Policy const& policy, tool_entry const& tool, arguments const& a, run_view const& view) {
+    using args = typename Tool::arguments;
+    if constexpr (decides_arguments<Policy, args>)
+        return policy(*static_cast<args const*>(a.data()), view);
+    else
+        return policy(untyped_request{tool.name, tool.effect, a.json()}, view);
+}
+
+// Each tool's rule and argument type, by the tool's place in the catalogue.
+template <class Policy, class... Tools>
+struct rule_table {
+    using rule = verdict (*)(Policy const&, tool_entry const&, arguments const&, run_view const&);
+    static constexpr rule rules[] = {&decide_as<Policy, Tools>...};
+
+    static type_info const* type_at(std::size_t index) noexcept {
+        static type_info const* const types[] = {&type_info_of<typename Tools::arguments>()...};
+        return types[index];
+    }
+};
+
 template <class Policy, class Tool>
 bool try_decide(Policy const& policy, arguments const& a, run_view const& view, verdict& out) {
     using args = typename Tool::arguments;
@@ -195,8 +224,12 @@ evaluator lower_policy(Policy policy, catalog<Tools...> const&) {
     return evaluator(
         std::string(Policy::identity),
         [policy = std::move(policy)](tool_entry const& tool, arguments const& a, run_view const& view) -> verdict {
-            verdict out;
-            if ((catalog_detail::try_decide<Policy, Tools>(policy, a, view, out) || ...))
+            using table = catalog_detail::rule_table<Policy, Tools...>;
+            // By the tool's place in the catalogue: one comparison and one call, whatever its size.
+            if (std::size_t i = tool.catalogue_index; i < sizeof...(Tools) && a.type() == table::type_at(i))
+                return table::rules[i](policy, tool, a, view);
+            verdict out; // an entry made elsewhere with a typed tool's arguments: found by their type
+            if (a.type() && (catalog_detail::try_decide<Policy, Tools>(policy, a, view, out) || ...))
                 return out;
             if constexpr (has_fallback<Policy>)
                 return policy(untyped_request{tool.name, tool.effect, a.json()}, view);

@@ -57,6 +57,9 @@ struct tool_entry {
     std::chrono::milliseconds timeout{0};
     bool terminal = false;
     type_info const* argument_type = nullptr; // null for a tool whose schema arrived at run time
+    // The tool's place in the catalogue that made it, by which a lowered policy finds its rule.
+    std::size_t catalogue_index = not_in_a_catalogue;
+    static constexpr std::size_t not_in_a_catalogue = std::size_t(-1);
     std::function<result<arguments>(boost::json::value const&)> decode;
     std::function<tool_result(arguments const&, call_context const&)> call;
 
