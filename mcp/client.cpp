@@ -71,7 +71,7 @@ struct client::state {
                     "; its stderr ends with: " +
                     excerpt(std::string_view(tail).substr(tail.size() - std::min<std::size_t>(tail.size(), 400)), 400);
         }
-        return error{code, std::move(message), {}};
+        return error{code, transport ? transport->redacted(std::move(message)) : std::move(message), {}};
     }
 
     bool broken_now() const {
@@ -163,6 +163,8 @@ struct client::state {
             if (gone)
                 return failure(errc::server_failed, "no answer to " + what + ": " + *gone);
             std::string reason = stop.stop_requested() ? "the call was stopped" : "the call's deadline passed";
+            if (method == "initialize") // which the protocol says a client must never cancel
+                return failure(errc::timed_out, "no answer to " + what + " (" + reason + ")");
             send_now({{"jsonrpc", "2.0"},
                       {"method", "notifications/cancelled"},
                       {"params", {{"requestId", id}, {"reason", reason}}}});
@@ -171,8 +173,9 @@ struct client::state {
         if (auto const* e = answer->if_contains("error")) {
             auto const* code = e->is_object() ? e->get_object().if_contains("code") : nullptr;
             auto const* text = e->is_object() ? e->get_object().if_contains("message") : nullptr;
-            return failure(refusal, what + " was answered with error " + (code ? json::serialize(*code) : "?") +
-                                        (text && text->is_string() ? ": " + std::string(text->get_string()) : ""));
+            return failure(refusal, what + " was answered with error " +
+                                        (code ? excerpt(json::serialize(*code), 40) : "?") +
+                                        (text && text->is_string() ? ": " + excerpt(text->get_string(), 300) : ""));
         }
         auto const* r = answer->if_contains("result");
         if (!r || !r->is_object())

@@ -7,6 +7,9 @@
 
 #include "sse.hpp"
 
+#include <boost/json/parse.hpp>
+
+#include <arpa/inet.h>
 #include <curl/curl.h>
 
 #include <algorithm>
@@ -56,8 +59,19 @@ std::optional<url_parts> parse_url(std::string const& url) {
     return parts;
 }
 
+// A loopback address by its literal, or localhost: never a name that merely starts like one.
 bool loopback(std::string const& host) {
-    return host == "localhost" || host == "[::1]" || host == "::1" || host.rfind("127.", 0) == 0;
+    in_addr v4{};
+    if (::inet_pton(AF_INET, host.c_str(), &v4) == 1)
+        return (ntohl(v4.s_addr) >> 24) == 127;
+    return host == "localhost" || host == "[::1]" || host == "::1";
+}
+
+// A request (it has a method and an id) wants an answer; a notification or an answer does not.
+bool is_request(std::string_view message) {
+    boost::system::error_code ec;
+    auto v = boost::json::parse(message, ec);
+    return !ec && v.is_object() && v.get_object().contains("method") && v.get_object().contains("id");
 }
 
 // The bytes of one response, handed up as messages as soon as each is whole.
@@ -170,8 +184,11 @@ public:
             std::lock_guard lock(mutex_);
             session_ = x.session_id;
         }
-        if (x.status == 202 || x.status == 204)
+        if (x.status == 202 || x.status == 204) {
+            if (is_request(message)) // nothing would ever answer it
+                return failed("it answered a request with HTTP " + std::to_string(x.status) + " and no message");
             return {};
+        }
         if (x.status == 401 || x.status == 403)
             return failed(authorization_demand(x));
         if (x.status == 404 && has_session()) {
@@ -181,8 +198,7 @@ public:
         if (x.status < 200 || x.status >= 300)
             return failed("it answered HTTP " + std::to_string(x.status) + excerpt_of(x.body));
         if (x.events) {
-            if (!x.body.empty())
-                x.hand_up_events(); // a last event without its blank line
+            // What follows the last blank line is an event cut off, which the SSE standard discards.
         } else if (x.content_type.rfind("application/json", 0) == 0) {
             if (!x.body.empty())
                 to_.message(x.body);
@@ -213,6 +229,15 @@ public:
     }
 
     std::string diagnostics() const override { return {}; }
+
+    std::string redacted(std::string text) const override {
+        if (token_.empty())
+            return text;
+        constexpr std::string_view mark = "[redacted]";
+        for (auto at = text.find(token_); at != std::string::npos; at = text.find(token_, at + mark.size()))
+            text.replace(at, token_.size(), mark);
+        return text;
+    }
 
 private:
     bool receiving_stopped() const {

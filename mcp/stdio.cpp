@@ -96,9 +96,13 @@ result<std::unique_ptr<stdio_process>> stdio_process::spawn(stdio_server const& 
     posix_spawnattr_setsigdefault(&attributes, &defaults);
     posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGDEF);
 
+    // The operator's settings replace inherited ones of the same name: getenv takes the first it finds.
+    auto name_of = [](std::string_view setting) { return setting.substr(0, setting.find('=')); };
     std::vector<std::string> environment;
     for (char** e = environ; *e; ++e)
-        environment.emplace_back(*e);
+        if (std::none_of(server.environment.begin(), server.environment.end(),
+                         [&](std::string const& mine) { return name_of(mine) == name_of(*e); }))
+            environment.emplace_back(*e);
     environment.insert(environment.end(), server.environment.begin(), server.environment.end());
     std::vector<char*> envp, argv;
     for (auto& e : environment)
@@ -129,13 +133,15 @@ result<std::unique_ptr<stdio_process>> stdio_process::spawn(stdio_server const& 
 
 stdio_process::~stdio_process() {
     stop(milliseconds(2'000));
+    stderr_stopping_ = true; // a helper that left the group may hold stderr open
     if (stderr_reader_.joinable())
         stderr_reader_.join();
     close_fd(stdout_);
     close_fd(stderr_);
 }
 
-result<void> stdio_process::write_line(std::string_view message, steady_clock::time_point deadline) {
+result<void> stdio_process::write_line(std::string_view message, steady_clock::time_point deadline,
+                                       std::stop_token stop) {
     std::lock_guard lock(write_mutex_);
     if (stdin_ < 0)
         return failed("its stdin is closed");
@@ -154,8 +160,16 @@ result<void> stdio_process::write_line(std::string_view message, steady_clock::t
         if (n < 0 && errno != EAGAIN)
             return failed(errno == EPIPE ? "it closed its stdin"
                                          : std::string("writing to it failed: ") + std::strerror(errno));
-        if (steady_clock::now() >= deadline)
-            return error{errc::timed_out, "it read nothing of its stdin before the deadline", {}};
+        if (steady_clock::now() >= deadline || stop.stop_requested() || closing_) {
+            if (sent == 0)
+                return error{errc::timed_out,
+                             stop.stop_requested() ? "the call was stopped before the server read it"
+                                                   : "it read nothing of its stdin before the deadline",
+                             {}};
+            // Half a line is in the pipe: whatever is written next would be glued to it.
+            close_fd(stdin_);
+            return failed("it stopped reading its stdin in the middle of a message, so its stdin was closed");
+        }
         pollfd p{stdin_, POLLOUT, 0};
         ::poll(&p, 1, milliseconds_until(deadline));
     }
@@ -201,7 +215,10 @@ void stdio_process::read_lines(std::size_t max_line, std::function<void(std::str
 
 void stdio_process::keep_stderr(std::size_t max) {
     char chunk[4096];
-    for (;;) {
+    while (!stderr_stopping_) {
+        pollfd p{stderr_, POLLIN, 0};
+        if (::poll(&p, 1, 100) <= 0)
+            continue;
         ssize_t n = ::read(stderr_, chunk, sizeof chunk);
         if (n < 0 && errno == EINTR)
             continue;
@@ -246,6 +263,7 @@ std::string stdio_process::exit_description() {
 }
 
 void stdio_process::stop(milliseconds grace) {
+    closing_ = true; // a write waiting on a server that reads nothing gives up within its next poll
     {
         std::lock_guard lock(write_mutex_);
         close_fd(stdin_);
@@ -259,6 +277,7 @@ void stdio_process::stop(milliseconds grace) {
             reap(hours(1));
         }
     }
+    ::kill(-pid_, SIGKILL); // what the server started and left behind in its group
 }
 
 namespace {
@@ -274,8 +293,8 @@ public:
         reader_ =
             std::thread([this, to = std::move(to)] { process_->read_lines(max_message_, to.message, to.broken); });
     }
-    result<void> send(std::string_view message, time_point deadline, std::stop_token) override {
-        return process_->write_line(message, deadline);
+    result<void> send(std::string_view message, time_point deadline, std::stop_token stop) override {
+        return process_->write_line(message, deadline, std::move(stop));
     }
     void stop_receiving() noexcept override { process_->stop_reading(); }
     void close(milliseconds grace) override {

@@ -12,6 +12,7 @@
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <stop_token>
 #include <string>
 #include <string_view>
 #include <thread>
@@ -27,9 +28,11 @@ public:
     stdio_process& operator=(stdio_process const&) = delete;
     ~stdio_process();
 
-    // The message and a newline, written before `deadline` (a server that stops reading its stdin
-    // does not block the caller past it).
-    result<void> write_line(std::string_view message, std::chrono::steady_clock::time_point deadline);
+    // The message and a newline, written before `deadline` or `stop` (a server that stops reading its
+    // stdin does not block the caller past either): errc::timed_out when nothing was written, and
+    // when part of it was, stdin is closed, since anything written next would be glued to it.
+    result<void> write_line(std::string_view message, std::chrono::steady_clock::time_point deadline,
+                            std::stop_token stop = {});
 
     // Reads stdout on the calling thread until end of file, a line over `max_line` bytes or
     // stop_reading(): `line` gets each line, `closed` one reason at the end.
@@ -51,7 +54,7 @@ private:
 
     pid_t pid_ = -1;
     int stdin_ = -1, stdout_ = -1, stderr_ = -1;
-    std::atomic<bool> stopping_{false};
+    std::atomic<bool> stopping_{false}, stderr_stopping_{false}, closing_{false};
     std::mutex write_mutex_;
     mutable std::mutex stderr_mutex_;
     std::string stderr_tail_;

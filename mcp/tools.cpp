@@ -364,7 +364,9 @@ result<server_tools> pinned_tools(std::shared_ptr<client> const& server, std::sp
             continue;
         }
         auto call = [server, name = tool.name](json::value const& arguments, call_context const& context) {
-            return reply_to_result(server->call_tool(name, arguments.as_object(), context), name);
+            if (!arguments.is_object()) // a pinned schema that lets a non-object through
+                return tool_result(tool_error(name + " takes an object of arguments, as MCP sends them"));
+            return reply_to_result(server->call_tool(name, arguments.get_object(), context), name);
         };
         auto entry = schema_tool(tool.name, std::string(definition.at("description").as_string()),
                                  definition.at("inputSchema").as_object(), how.effect, how.timeout, std::move(call));

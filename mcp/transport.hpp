@@ -39,6 +39,8 @@ public:
     virtual void close(std::chrono::milliseconds grace) = 0;
     // A process's stderr tail; empty for a transport without one.
     virtual std::string diagnostics() const = 0;
+    // `text` with any secret of the transport's (a bearer token) blotted out, for an error message.
+    virtual std::string redacted(std::string text) const { return text; }
 };
 
 result<std::unique_ptr<transport>> stdio_transport(stdio_server const& server, client_options const& options);

@@ -4,6 +4,7 @@
 
 #include <agentrt/testkit/stub_mcp_server.hpp>
 
+#include "stdio.hpp"
 #include "support/mcp.hpp"
 
 #include <boost/json/parse.hpp>
@@ -11,6 +12,7 @@
 #include <doctest/doctest.h>
 
 #include <chrono>
+#include <stop_token>
 #include <thread>
 
 namespace json = boost::json;
@@ -228,5 +230,63 @@ TEST_SUITE("mcp client over stdio") {
         REQUIRE_FALSE(journal.empty());
         CHECK(journal.back().at("method") == "notifications/cancelled");
         CHECK(mcp_support::stub_processes_running(dir) == 0);
+    }
+
+    TEST_CASE("what the server started is stopped with it, even when it holds the server's stderr open") {
+        mcp_support::scratch dir;
+        auto stub = agentrt::testkit::stub_server("shop", one_tool(stub_behaviour::echo, dir));
+        // A helper that outlives its parent and keeps stderr open: a reader waiting on it would wait forever.
+        stub.command = {"sh", "-c", "sleep 299.25 & exec \"$0\" \"$1\"", stub.command[0], stub.command[1]};
+        {
+            auto server = agentrt::mcp::client::start(stub);
+            REQUIRE(server);
+            CHECK((*server)->list_tools());
+        }
+        int helpers = 0;
+        for (auto const& entry : std::filesystem::directory_iterator("/proc")) {
+            std::ifstream in(entry.path() / "cmdline", std::ios::binary);
+            std::string command((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+            helpers += command.find("299.25") != std::string::npos;
+        }
+        CHECK(helpers == 0);
+    }
+
+    TEST_CASE("the operator's environment replaces an inherited variable of the same name") {
+        mcp_support::scratch dir;
+        ::setenv("AGENTRT_TEST_LOG", "debug", 1);
+        auto stub = agentrt::testkit::stub_server("shop", one_tool(stub_behaviour::echo, dir));
+        stub.command = {"sh", "-c", "printf '%s;' \"$AGENTRT_TEST_LOG\" >&2; exec \"$0\" \"$1\"", stub.command[0],
+                        stub.command[1]};
+        stub.environment = {"AGENTRT_TEST_LOG=quiet"};
+        auto server = agentrt::mcp::client::start(stub);
+        ::unsetenv("AGENTRT_TEST_LOG");
+        REQUIRE(server);
+        for (int i = 0; i < 100 && (*server)->stderr_tail().empty(); ++i)
+            std::this_thread::sleep_for(10ms);
+        CHECK((*server)->stderr_tail().find("quiet;") == 0);
+    }
+
+    TEST_CASE("a message the server stops reading halfway closes its stdin, so nothing is glued to the half") {
+        auto process = agentrt::mcp::detail::stdio_process::spawn({"deaf", {"sleep", "30"}, {}}, 1024);
+        REQUIRE(process);
+        std::string big(std::size_t{1} << 20, 'x'); // far more than a pipe holds
+        auto half = (*process)->write_line(big, std::chrono::steady_clock::now() + 200ms);
+        REQUIRE_FALSE(half);
+        CHECK(half.error().code == agentrt::errc::server_failed);
+        CHECK(half.error().message ==
+              "it stopped reading its stdin in the middle of a message, so its stdin was closed");
+        auto next = (*process)->write_line("{}", std::chrono::steady_clock::now() + 200ms);
+        REQUIRE_FALSE(next);
+        CHECK(next.error().message == "its stdin is closed");
+
+        auto quiet = agentrt::mcp::detail::stdio_process::spawn({"deaf", {"sleep", "30"}, {}}, 1024);
+        REQUIRE(quiet);
+        std::stop_source stop;
+        stop.request_stop();
+        auto stopped = (*quiet)->write_line(big + big, std::chrono::steady_clock::time_point::max(), stop.get_token());
+        REQUIRE_FALSE(stopped); // the stop ends the wait whatever the deadline
+        CHECK(stopped.error().code == agentrt::errc::server_failed);
+        (*quiet)->stop(100ms);
+        (*process)->stop(100ms);
     }
 }

@@ -150,6 +150,11 @@ TEST_SUITE("mcp client over http") {
             mcp::client::start(mcp::http_server{"far", "http://tools.example/mcp", "AGENTRT_TEST_MCP_TOKEN"});
         REQUIRE_FALSE(refused);
         CHECK(refused.error().message.find("would be sent in the clear to tools.example") != std::string::npos);
+        auto lookalike =
+            mcp::client::start(mcp::http_server{"far", "http://127.attacker.example/mcp", "AGENTRT_TEST_MCP_TOKEN"});
+        REQUIRE_FALSE(lookalike); // a name that starts like a loopback address is not one
+        CHECK(lookalike.error().message.find("would be sent in the clear to 127.attacker.example") !=
+              std::string::npos);
         auto not_http = mcp::client::start(mcp::http_server{"odd", "ftp://127.0.0.1/mcp", ""});
         REQUIRE_FALSE(not_http);
         CHECK(not_http.error().message.find("is not an http:// or https:// URL") != std::string::npos);
