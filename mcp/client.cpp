@@ -226,7 +226,15 @@ client::~client() = default;
 
 namespace {
 
-result<std::shared_ptr<client>> connected(std::unique_ptr<client::state> s) {
+// The client over a transport just made: receiving, then initialized.
+result<std::shared_ptr<client>> connected(std::string name, client_options const& options,
+                                          result<std::unique_ptr<detail::transport>> transport) {
+    if (!transport)
+        return transport.error();
+    auto s = std::make_unique<client::state>();
+    s->name = std::move(name);
+    s->options = options;
+    s->transport = std::move(*transport);
     auto* st = s.get();
     st->transport->receive({[st](std::string_view message) { st->on_line(message); },
                             [st](std::string why) { st->cut_off(std::move(why)); }});
@@ -239,24 +247,12 @@ result<std::shared_ptr<client>> connected(std::unique_ptr<client::state> s) {
 
 result<std::shared_ptr<client>> client::start(stdio_server server, client_options options) {
     auto transport = detail::stdio_transport(server, options);
-    if (!transport)
-        return transport.error();
-    auto s = std::make_unique<state>();
-    s->name = std::move(server.name);
-    s->options = options;
-    s->transport = std::move(*transport);
-    return connected(std::move(s));
+    return connected(std::move(server.name), options, std::move(transport));
 }
 
 result<std::shared_ptr<client>> client::start(http_server server, client_options options) {
     auto transport = detail::http_transport(server, options);
-    if (!transport)
-        return transport.error();
-    auto s = std::make_unique<state>();
-    s->name = std::move(server.name);
-    s->options = options;
-    s->transport = std::move(*transport);
-    return connected(std::move(s));
+    return connected(std::move(server.name), options, std::move(transport));
 }
 
 result<std::shared_ptr<client>> client::start(server_address server, client_options options) {

@@ -21,6 +21,7 @@ using agentrt::testkit::stub_behaviour;
 using agentrt::testkit::stub_script;
 using mcp_support::journal_of;
 using mcp_support::started;
+using mcp_support::within;
 
 namespace {
 
@@ -29,13 +30,6 @@ stub_script one_tool(stub_behaviour behaviour, mcp_support::scratch const& dir) 
     script.tools.push_back({"lookup", "Look an order up.", mcp_support::order_schema(), {}, behaviour});
     script.journal = dir.path / "journal";
     return script;
-}
-
-agentrt::call_context within(std::chrono::milliseconds time, std::string_view key = "run-1/0") {
-    agentrt::call_context c;
-    c.idempotency_key = key;
-    c.deadline = std::chrono::steady_clock::now() + time;
-    return c;
 }
 
 } // namespace

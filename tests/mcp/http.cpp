@@ -21,6 +21,7 @@ using agentrt::testkit::stub_http_answer;
 using agentrt::testkit::stub_http_server;
 using agentrt::testkit::stub_script;
 using mcp_support::journal_of;
+using mcp_support::within;
 
 namespace {
 
@@ -36,13 +37,6 @@ std::shared_ptr<mcp::client> connected(stub_http_server const& server, std::stri
     auto c = mcp::client::start(server.address("shop", std::move(token_env)), options);
     REQUIRE_MESSAGE(c, (c ? "" : c.error().message));
     return *c;
-}
-
-agentrt::call_context within(std::chrono::milliseconds time, std::string_view key = "run-1/0") {
-    agentrt::call_context c;
-    c.idempotency_key = key;
-    c.deadline = std::chrono::steady_clock::now() + time;
-    return c;
 }
 
 // Sets an environment variable for the length of a test.

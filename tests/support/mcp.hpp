@@ -69,6 +69,14 @@ inline std::shared_ptr<agentrt::mcp::client> started(agentrt::testkit::stub_scri
     return *server;
 }
 
+// A call's context with `time` left and the step's idempotency key.
+inline agentrt::call_context within(std::chrono::milliseconds time, std::string_view key = "run-1/0") {
+    agentrt::call_context c;
+    c.idempotency_key = key;
+    c.deadline = std::chrono::steady_clock::now() + time;
+    return c;
+}
+
 // Every message the stub received, in order.
 inline std::vector<boost::json::object> journal_of(scratch const& dir) {
     std::vector<boost::json::object> lines;
