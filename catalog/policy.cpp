@@ -18,6 +18,12 @@ std::string_view to_string(outcome o) noexcept {
     return "unknown";
 }
 
+evaluator::evaluator(std::string identity, std::shared_ptr<void const> policy, policy_function decide)
+    : identity_(std::move(identity)),
+      decide_([policy = std::move(policy), decide](tool_entry const& tool, arguments const& a, run_view const& view) {
+          return decide(policy.get(), tool, a, view);
+      }) {}
+
 verdict allow() {
     return verdict{outcome::allow, {}, {}, nullptr, nullptr};
 }

@@ -20,9 +20,7 @@
 #include <array>
 #include <memory>
 #include <optional>
-#include <stdexcept>
 #include <string>
-#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -36,16 +34,62 @@ T const* arguments_as(arguments const& a) noexcept {
 
 namespace catalog_detail {
 
-// Decodes into a fresh T held by `holder`, which `plain` points into.
-result<arguments> decode_erased(schema_node const& schema, boost::json::value const& document,
-                                std::shared_ptr<void const> holder, void* plain);
+// What a typed decode needs of an argument type besides its type_info: making and deleting one.
+struct argument_lifetime {
+    void* (*create)();
+    void (*destroy)(void const*);
+};
+
+template <class T>
+void delete_as(void const* object) {
+    delete static_cast<T const*>(object);
+}
 
 template <class Args>
-result<arguments> decode_arguments(boost::json::value const& document) {
-    static schema_node const& schema = lowered(type_info_of<Args>()).root();
-    auto holder = std::make_shared<Args>();
-    void* plain = &underlying(*holder);
-    return decode_erased(schema, document, std::move(holder), plain);
+struct lifetime_of {
+    static void* create() { return new Args(); }
+    static constexpr argument_lifetime value{&create, &delete_as<Args>};
+};
+
+// A typed tool as the library's compiled code takes it: constants, and the tool object in the
+// catalogue's holder. The table is built from these in catalog.cpp, so a consumer's translation
+// unit instantiates no std::function, shared_ptr or tool_entry per tool, only three small functions.
+struct typed_tool {
+    std::size_t catalogue_index;
+    std::string_view name;
+    std::string_view description;
+    side_effect effect;
+    std::chrono::milliseconds timeout;
+    bool terminal;
+    type_info const* argument_type;
+    argument_lifetime const* lifetime;
+    tool_result (*invoke)(void* tool, void const* args, call_context const& context);
+    void* tool;
+};
+
+tool_table typed_table(std::span<typed_tool const> tools, std::shared_ptr<void> holder);
+
+// The tools of a catalogue side by side: a flat aggregate of one slot per tool, where a
+// std::tuple would nest a level per tool and weigh each level's constructors.
+template <class Tool>
+struct tool_slot {
+    Tool tool;
+};
+
+template <class... Tools>
+struct tool_slots : tool_slot<Tools>... {
+    tool_slots() = default;
+    explicit tool_slots(Tools... tools) : tool_slot<Tools>{std::move(tools)}... {}
+
+    template <class Tool>
+    Tool& get() noexcept {
+        return static_cast<tool_slot<Tool>&>(*this).tool;
+    }
+};
+
+template <class Tool>
+tool_result invoke_tool(void* tool, void const* args, call_context const& context) {
+    return (*static_cast<Tool*>(tool))(*static_cast<typename Tool::arguments const*>(args), context);
 }
 
 // One static_assert per requirement of the tool concept, so that the compiler says which one a
@@ -91,8 +135,8 @@ public:
     static_assert((catalog_detail::name_check<Tools>::value && ...));
     static_assert(catalog_detail::unique(names), "agentrt: two tools of a catalogue have the same name");
 
-    catalog() requires(std::default_initializable<Tools>&&...) : tools_(std::make_shared<std::tuple<Tools...>>()) {}
-    explicit catalog(Tools... tools) : tools_(std::make_shared<std::tuple<Tools...>>(std::move(tools)...)) {}
+    catalog() requires(std::default_initializable<Tools>&&...) : tools_(std::make_shared<slots>()) {}
+    explicit catalog(Tools... tools) : tools_(std::make_shared<slots>(std::move(tools)...)) {}
 
     static constexpr std::optional<std::size_t> index_of(std::string_view name) noexcept {
         for (std::size_t i = 0; i < size; ++i)
@@ -103,42 +147,35 @@ public:
 
     template <class Tool>
     Tool& get() noexcept {
-        return std::get<Tool>(*tools_);
+        return tools_->template get<Tool>();
     }
 
-    tool_table table() const { return entries(std::index_sequence_for<Tools...>{}); }
+    tool_table table() const {
+        return [this]<std::size_t... Index>(std::index_sequence<Index...>) {
+            catalog_detail::typed_tool const tools[] = {typed<Tools>(Index)...};
+            return catalog_detail::typed_table(tools, tools_);
+        }
+        (std::index_sequence_for<Tools...>{});
+    }
 
 private:
-    template <std::size_t... Index>
-    tool_table entries(std::index_sequence<Index...>) const {
-        return tool_table(std::vector<tool_entry>{entry<Tools>(Index)...});
-    }
-
     template <class Tool>
-    tool_entry entry(std::size_t index) const {
+    catalog_detail::typed_tool typed(std::size_t index) const {
         using args = typename Tool::arguments;
-        tool_entry e;
-        e.catalogue_index = index;
-        e.name = Tool::name;
-        e.description = Tool::description;
-        e.argument_schema = lowered(type_info_of<args>());
-        e.input_schema = schema(e.argument_schema.root());
-        e.effect = Tool::effect;
-        e.timeout = std::chrono::milliseconds(Tool::timeout);
-        e.terminal = is_terminal<Tool>();
-        e.argument_type = &type_info_of<args>();
-        e.decode = &catalog_detail::decode_arguments<args>;
-        e.call = [tools = tools_](arguments const& a, call_context const& context) -> tool_result {
-            auto const* typed = arguments_as<args>(a);
-            if (!typed)
-                throw std::invalid_argument("agentrt: tool " + std::string(Tool::name) +
-                                            " was handed arguments it did not decode");
-            return std::get<Tool>(*tools)(*typed, context);
-        };
-        return e;
+        return {index,
+                Tool::name,
+                Tool::description,
+                Tool::effect,
+                std::chrono::milliseconds(Tool::timeout),
+                is_terminal<Tool>(),
+                &type_info_of<args>(),
+                &catalog_detail::lifetime_of<args>::value,
+                &catalog_detail::invoke_tool<Tool>,
+                &tools_->template get<Tool>()};
     }
 
-    std::shared_ptr<std::tuple<Tools...>> tools_;
+    using slots = catalog_detail::tool_slots<Tools...>;
+    std::shared_ptr<slots> tools_;
 };
 
 template <class Policy>
@@ -212,6 +249,26 @@ bool try_decide(Policy const& policy, arguments const& a, run_view const& view, 
 
 } // namespace catalog_detail
 
+namespace catalog_detail {
+
+template <class Policy, class... Tools>
+verdict decide_with(void const* erased, tool_entry const& tool, arguments const& a, run_view const& view) {
+    auto const& policy = *static_cast<Policy const*>(erased);
+    using table = rule_table<Policy, Tools...>;
+    // By the tool's place in the catalogue: one comparison and one call, whatever its size.
+    if (std::size_t i = tool.catalogue_index; i < sizeof...(Tools) && a.type() == table::type_at(i))
+        return table::rules[i](policy, tool, a, view);
+    verdict out; // an entry made elsewhere with a typed tool's arguments: found by their type
+    if (a.type() && (try_decide<Policy, Tools>(policy, a, view, out) || ...))
+        return out;
+    if constexpr (has_fallback<Policy>)
+        return policy(untyped_request{tool.name, tool.effect, a.json()}, view);
+    else
+        return deny("policy " + std::string(Policy::identity) + " has no rule for tool " + tool.name);
+}
+
+} // namespace catalog_detail
+
 // Lowers a typed policy against a catalogue into an evaluator over its tool table. Tools of the
 // table that the catalogue does not type (schemas known at run time) go to the fallback, or are
 // denied when the policy has none.
@@ -221,21 +278,10 @@ evaluator lower_policy(Policy policy, catalog<Tools...> const&) {
                   "agentrt: a policy needs `static constexpr std::string_view identity`, recorded with "
                   "each of its verdicts so that a run can be re-checked");
     static_assert((catalog_detail::coverage_check<Policy, Tools>::value && ...));
-    return evaluator(
-        std::string(Policy::identity),
-        [policy = std::move(policy)](tool_entry const& tool, arguments const& a, run_view const& view) -> verdict {
-            using table = catalog_detail::rule_table<Policy, Tools...>;
-            // By the tool's place in the catalogue: one comparison and one call, whatever its size.
-            if (std::size_t i = tool.catalogue_index; i < sizeof...(Tools) && a.type() == table::type_at(i))
-                return table::rules[i](policy, tool, a, view);
-            verdict out; // an entry made elsewhere with a typed tool's arguments: found by their type
-            if (a.type() && (catalog_detail::try_decide<Policy, Tools>(policy, a, view, out) || ...))
-                return out;
-            if constexpr (has_fallback<Policy>)
-                return policy(untyped_request{tool.name, tool.effect, a.json()}, view);
-            else
-                return deny("policy " + std::string(Policy::identity) + " has no rule for tool " + tool.name);
-        });
+    void const* held = new Policy(std::move(policy));
+    return evaluator(std::string(Policy::identity),
+                     std::shared_ptr<void const>(held, &catalog_detail::delete_as<Policy>),
+                     &catalog_detail::decide_with<Policy, Tools...>);
 }
 
 } // namespace agentrt

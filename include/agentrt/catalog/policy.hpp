@@ -23,6 +23,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <span>
 #include <string>
 #include <string_view>
@@ -97,6 +98,11 @@ public:
 
     evaluator(std::string identity, decide_function decide)
         : identity_(std::move(identity)), decide_(std::move(decide)) {}
+
+    // A policy object and a plain function deciding with it: how lower_policy hands a typed policy
+    // over, so that a consumer's translation unit makes no std::function of its own.
+    using policy_function = verdict (*)(void const* policy, tool_entry const&, arguments const&, run_view const&);
+    evaluator(std::string identity, std::shared_ptr<void const> policy, policy_function decide);
 
     std::string_view identity() const noexcept { return identity_; }
     verdict operator()(tool_entry const& tool, arguments const& args, run_view const& view) const {

@@ -16,12 +16,11 @@
 
 #include <boost/describe/enumerators.hpp>
 #include <boost/hana/accessors.hpp>
-#include <boost/hana/at.hpp>
 #include <boost/hana/concept/struct.hpp>
-#include <boost/hana/first.hpp>
-#include <boost/hana/length.hpp>
-#include <boost/hana/second.hpp>
+#include <boost/hana/detail/struct_macros.hpp>
+#include <boost/hana/pair.hpp>
 #include <boost/hana/string.hpp>
+#include <boost/hana/tuple.hpp>
 
 #include <array>
 #include <limits>
@@ -83,25 +82,33 @@ constexpr type_info scalar(type_kind kind, std::uint8_t size = 0, bool is_signed
 template <class T, class Accessor>
 struct member_of {
     using member_type = std::remove_cvref_t<decltype(Accessor{}(std::declval<T&>()))>;
-    static constexpr type_info const& type = type_info_of<member_type>();
-
     static void* get(void* object) { return &underlying(Accessor{}(*static_cast<T*>(object))); }
-    static void const* cget(void const* object) { return &underlying(Accessor{}(*static_cast<T const*>(object))); }
 };
 
-template <class T, std::size_t I>
-constexpr member_info member_entry() {
-    constexpr auto pair = boost::hana::at_c<I>(boost::hana::accessors<T>());
-    using accessor = std::remove_cvref_t<decltype(boost::hana::second(pair))>;
-    using member = member_of<T, accessor>;
-    constexpr char const* name = boost::hana::to<char const*>(boost::hana::first(pair));
-    return member_info{name, &member::type, !is_optional<typename member::member_type>, &member::get, &member::cget};
-}
+// The members Hana's struct macros make: a pointer to member, read without calling through Hana.
+template <class T, class M, M T::*pointer>
+struct member_of<T, boost::hana::struct_detail::member_ptr<M T::*, pointer>> {
+    using member_type = M;
+    static void* get(void* object) { return &underlying(static_cast<T*>(object)->*pointer); }
+};
 
-template <class T, std::size_t... I>
-constexpr std::array<member_info, sizeof...(I)> member_entries(std::index_sequence<I...>) {
-    return {member_entry<T, I>()...};
-}
+template <class Name>
+struct member_name;
+template <char... C>
+struct member_name<boost::hana::string<C...>> {
+    static constexpr char value[] = {C..., '\0'};
+};
+
+// The members of T, read from the type of Hana's accessor tuple: its pairs are (name, accessor)
+// types, so no pair or tuple of Hana's is built or indexed.
+template <class T, class Accessors = decltype(boost::hana::accessors<T>())>
+struct members_of;
+template <class T, class... Name, class... Accessor>
+struct members_of<T, boost::hana::tuple<boost::hana::pair<Name, Accessor>...>> {
+    static constexpr std::array<member_info, sizeof...(Accessor)> value{
+        member_info{member_name<Name>::value, &type_info_of<typename member_of<T, Accessor>::member_type>(),
+                    !is_optional<typename member_of<T, Accessor>::member_type>, &member_of<T, Accessor>::get}...};
+};
 
 template <class E, template <class...> class L, class... D>
 constexpr std::array<enumerator, sizeof...(D)> enumerator_entries(L<D...>) {
@@ -282,9 +289,8 @@ struct lowering<tag<V>> {
 
 template <reflect_detail::reflected_struct T>
 struct lowering<T, std::enable_if_t<!is_field<T>>> {
-    static constexpr std::size_t count = decltype(boost::hana::length(boost::hana::accessors<T>()))::value;
     static_assert(std::is_default_constructible_v<T>, "agentrt: an argument struct must be default-constructible");
-    static constexpr auto members = reflect_detail::member_entries<T>(std::make_index_sequence<count>{});
+    static constexpr auto const& members = reflect_detail::members_of<T>::value;
     static constexpr type_info value = [] {
         type_info info = reflect_detail::scalar(type_kind::object);
         info.members = members;

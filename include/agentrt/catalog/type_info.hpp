@@ -39,7 +39,8 @@ struct member_info {
     type_info const* type;
     bool required;
     void* (*get)(void* object);
-    void const* (*cget)(void const* object);
+
+    void const* cget(void const* object) const { return get(const_cast<void*>(object)); } // to read only
 };
 
 struct enumerator {
