@@ -5,8 +5,21 @@
 # the last column is the time over it.
 #
 #     bench/compile_cost.sh [compiler] [tool counts...]
+#
+# With `depth` first, it measures deep types instead, at -O0 as a consumer's debug build compiles
+# them: a struct holding a std::vector nested N deep and a tree of structs D levels deep (each
+# holding two of the next), each compiled twice in the same run: declared alone (the bare Hana
+# struct) and with its schema and decoder instantiated. The difference is agentrt's share.
+#
+#     bench/compile_cost.sh depth [compiler]
 set -eu
 root=$(cd "$(dirname "$0")/.." && pwd)
+if [ "${1:-}" = depth ]; then
+    mode=depth
+    shift
+else
+    mode=catalogue
+fi
 compiler=${1:-g++}
 [ $# -gt 0 ] && shift
 counts=${*:-0 1 10 50 100}
@@ -69,6 +82,57 @@ CPP
     echo '    return call && evaluate(table.at(call->index), call->args, {}).outcome == agentrt::outcome::allow ? 0 : 1;'
     echo '}'
 }
+
+nested_vector() {
+    t=int
+    i=0
+    while [ $i -lt "$1" ]; do
+        t="std::vector<$t>"
+        i=$((i + 1))
+    done
+    echo '#include <agentrt/catalog.hpp>'
+    echo "struct deep { BOOST_HANA_DEFINE_STRUCT(deep, ($t, v)); };"
+    echo "using root = deep;"
+}
+
+struct_tree() {
+    echo '#include <agentrt/catalog.hpp>'
+    echo "struct level_$1 { BOOST_HANA_DEFINE_STRUCT(level_$1, (int, leaf)); };"
+    i=$(($1 - 1))
+    while [ $i -ge 0 ]; do
+        echo "struct level_$i { BOOST_HANA_DEFINE_STRUCT(level_$i, (level_$((i + 1)), left), (level_$((i + 1)), right)); };"
+        i=$((i - 1))
+    done
+    echo "using root = level_0;"
+}
+
+compile_depth() {
+    label=$1
+    shift
+    "$@" >"$work/bare.cpp"
+    cp "$work/bare.cpp" "$work/agentrt.cpp"
+    echo 'int main() { root r; (void)r; }' >>"$work/bare.cpp"
+    echo 'int main() { return int(agentrt::schema_text<root>().size()) + (agentrt::decode<root>("{}") ? 1 : 0); }' \
+        >>"$work/agentrt.cpp"
+    for variant in bare agentrt; do
+        /usr/bin/time -f '%e' -o "$work/time_$variant" \
+            "$compiler" -std=c++20 -O0 -I"$root/include" -c "$work/$variant.cpp" -o "$work/$variant.o"
+    done
+    bare=$(cat "$work/time_bare")
+    with=$(cat "$work/time_agentrt")
+    printf '%-24s %-14s %-14s %s\n' "$label" "$bare" "$with" "$(awk -v a="$with" -v b="$bare" 'BEGIN { printf "%.2f", a - b }')"
+}
+
+if [ "$mode" = depth ]; then
+    printf '%-24s %-14s %-14s %s\n' type "bare Hana s" "agentrt s" "agentrt's share"
+    for n in 8 12 16 19; do
+        compile_depth "std::vector x $n" nested_vector "$n"
+    done
+    for d in 5 10; do
+        compile_depth "struct tree $d deep" struct_tree "$d"
+    done
+    exit 0
+fi
 
 printf '%-6s %-8s %-10s %-9s %s\n' tools members seconds "peak MiB" "over headers"
 baseline=

@@ -381,6 +381,8 @@ private:
         if (k.unique_items)
             unique(a);
         bool storing = target && n.lowered_from(type_kind::array);
+        if (storing)
+            n.type->ops.resize(target, a.size());
         for (std::size_t i = 0; i < a.size(); ++i) {
             schema_node const* item = i < n.prefix_items.size() ? n.prefix_items[i] : n.items;
             if (!item) {
@@ -392,12 +394,11 @@ private:
                 continue;
             }
             at(i, [&] {
-                if (!storing || !n.type->ops.push_bool)
-                    return walk(*item, a[i], storing ? n.type->ops.append(target) : nullptr);
+                if (!storing || !n.type->ops.set_bool)
+                    return walk(*item, a[i], storing ? n.type->ops.element(target, i) : nullptr);
                 bool b = false; // std::vector<bool>: its elements have no address
                 walk(*item, a[i], &b);
-                if (a[i].is_bool())
-                    n.type->ops.push_bool(target, b);
+                n.type->ops.set_bool(target, i, b);
             });
         }
     }

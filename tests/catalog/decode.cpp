@@ -40,6 +40,20 @@ struct switches {
                              (agentrt::field<std::vector<bool>, agentrt::max_items<2>>, pair));
 };
 
+template <class T, int Levels>
+struct nested {
+    using type = std::vector<typename nested<T, Levels - 1>::type>;
+};
+template <class T>
+struct nested<T, 0> {
+    using type = T;
+};
+
+// One struct and 19 vectors: exactly agentrt::max_type_depth levels.
+struct deepest_allowed {
+    BOOST_HANA_DEFINE_STRUCT(deepest_allowed, (nested<int, agentrt::max_type_depth - 1>::type, v));
+};
+
 constexpr std::string_view valid_send =
     R"({"to":{"kind":"email","address":"a@b.c"},"cc":[],"subject":"hi","counters":{}})";
 
@@ -81,6 +95,24 @@ TEST_SUITE("decode") {
         CHECK(refuses_with<switches>(R"({"flags":[],"pair":[true,true,true]})", "/pair", "maxItems"));
         CHECK(agentrt::canonical_json(agentrt::schema_of<switches>().at("properties").at("flags")) ==
               R"({"items":{"type":"boolean"},"type":"array"})");
+    }
+
+    TEST_CASE("an argument type nests at most max_type_depth levels: structs, vectors and maps count") {
+        CHECK(agentrt::type_info_of<int>().depth == 0);
+        CHECK(agentrt::type_info_of<switches>().depth == 2);
+        CHECK(agentrt::type_info_of<std::map<std::string, std::vector<int>>>().depth == 2);
+        CHECK(agentrt::type_info_of<std::optional<std::vector<int>>>().depth == 1);
+        CHECK(agentrt::type_info_of<agentrt::field<std::vector<int>, agentrt::max_items<3>>>().depth == 1);
+        CHECK(agentrt::type_info_of<send_args>().depth == 2);
+        static_assert(agentrt::type_info_of<deepest_allowed>().depth == agentrt::max_type_depth);
+
+        std::string document = R"({"v":)" + std::string(19, '[') + "7" + std::string(19, ']') + "}";
+        auto d = agentrt::decode<deepest_allowed>(document);
+        REQUIRE(d);
+        CHECK(d->v[0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0] == 7);
+        CHECK(agentrt::canonical_json(agentrt::to_json(*d)) == document);
+        std::string too_deep = R"({"v":)" + std::string(20, '[') + "7" + std::string(20, ']') + "}";
+        CHECK(refuses_with<deepest_allowed>(too_deep, "/v/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0", "type"));
     }
 
     TEST_CASE("a valid document decodes into the struct, members read as plain values") {

@@ -85,6 +85,16 @@ struct member_of {
     static void* get(void* object) { return &underlying(Accessor{}(*static_cast<T*>(object))); }
 };
 
+// A member's type_info, refused when the struct around it would nest deeper than max_type_depth;
+// the instantiation notes name the member (`&Struct::member`).
+template <class T, class Accessor, class Member = typename member_of<T, Accessor>::member_type>
+struct checked_member {
+    static constexpr type_info const& type = type_info_of<Member>();
+    static_assert(type.depth < max_type_depth,
+                  "agentrt: this member nests JSON deeper than agentrt::max_type_depth (20) levels; "
+                  "the notes name the member");
+};
+
 // The members Hana's struct macros make: a pointer to member, read without calling through Hana.
 template <class T, class M, M T::*pointer>
 struct member_of<T, boost::hana::struct_detail::member_ptr<M T::*, pointer>> {
@@ -106,9 +116,23 @@ struct members_of;
 template <class T, class... Name, class... Accessor>
 struct members_of<T, boost::hana::tuple<boost::hana::pair<Name, Accessor>...>> {
     static constexpr std::array<member_info, sizeof...(Accessor)> value{
-        member_info{member_name<Name>::value, &type_info_of<typename member_of<T, Accessor>::member_type>(),
+        member_info{member_name<Name>::value, &checked_member<T, Accessor>::type,
                     !is_optional<typename member_of<T, Accessor>::member_type>, &member_of<T, Accessor>::get}...};
 };
+
+// One level around an element or the members of a struct, saturating: a depth past the limit is
+// refused where it first appears, so only its being past the limit matters.
+constexpr std::uint8_t around(std::uint8_t inner) {
+    return inner == 255 ? inner : static_cast<std::uint8_t>(inner + 1);
+}
+
+template <std::size_t N>
+constexpr std::uint8_t deepest(std::array<member_info, N> const& members) {
+    std::uint8_t depth = 0;
+    for (auto const& m : members)
+        depth = m.type->depth > depth ? m.type->depth : depth;
+    return depth;
+}
 
 template <class E, template <class...> class L, class... D>
 constexpr std::array<enumerator, sizeof...(D)> enumerator_entries(L<D...>) {
@@ -294,6 +318,7 @@ struct lowering<T, std::enable_if_t<!is_field<T>>> {
     static constexpr type_info value = [] {
         type_info info = reflect_detail::scalar(type_kind::object);
         info.members = members;
+        info.depth = reflect_detail::around(reflect_detail::deepest(members));
         return info;
     }();
 };
@@ -302,7 +327,8 @@ template <class E>
 struct lowering<std::vector<E>> {
     static_assert(!reflect_detail::is_optional<E>,
                   "agentrt: std::optional is for struct members (it makes a property not required)");
-    static void* append(void* self) { return &underlying(static_cast<std::vector<E>*>(self)->emplace_back()); }
+    static void resize(void* self, std::size_t count) { *static_cast<std::vector<E>*>(self) = std::vector<E>(count); }
+    static void* element(void* self, std::size_t i) { return &underlying((*static_cast<std::vector<E>*>(self))[i]); }
     static std::size_t size(void const* self) { return static_cast<std::vector<E> const*>(self)->size(); }
     static void const* at(void const* self, std::size_t i) {
         return &underlying((*static_cast<std::vector<E> const*>(self))[i]);
@@ -310,18 +336,23 @@ struct lowering<std::vector<E>> {
     static constexpr type_info value = [] {
         type_info info = reflect_detail::scalar(type_kind::array);
         info.element = &type_info_of<E>();
-        info.ops.append = &append;
+        info.depth = reflect_detail::around(info.element->depth);
+        info.ops.resize = &resize;
+        info.ops.element = &element;
         info.ops.size = &size;
         info.ops.at = &at;
         return info;
     }();
 };
 
-// std::vector<bool> keeps bits, not bools: decoding pushes each value, encoding reads a constant.
+// std::vector<bool> keeps bits, not bools: decoding sets each value, encoding reads a constant.
 template <>
 struct lowering<std::vector<bool>> {
     static constexpr bool values[2] = {false, true};
-    static void push_bool(void* self, bool b) { static_cast<std::vector<bool>*>(self)->push_back(b); }
+    static void resize(void* self, std::size_t count) {
+        *static_cast<std::vector<bool>*>(self) = std::vector<bool>(count);
+    }
+    static void set_bool(void* self, std::size_t i, bool b) { (*static_cast<std::vector<bool>*>(self))[i] = b; }
     static std::size_t size(void const* self) { return static_cast<std::vector<bool> const*>(self)->size(); }
     static void const* at(void const* self, std::size_t i) {
         return &values[(*static_cast<std::vector<bool> const*>(self))[i] ? 1 : 0];
@@ -329,7 +360,9 @@ struct lowering<std::vector<bool>> {
     static constexpr type_info value = [] {
         type_info info = reflect_detail::scalar(type_kind::array);
         info.element = &type_info_of<bool>();
-        info.ops.push_bool = &push_bool;
+        info.depth = 1;
+        info.ops.resize = &resize;
+        info.ops.set_bool = &set_bool;
         info.ops.size = &size;
         info.ops.at = &at;
         return info;
@@ -351,6 +384,7 @@ struct lowering<std::map<std::string, E>> {
     static constexpr type_info value = [] {
         type_info info = reflect_detail::scalar(type_kind::map);
         info.element = &type_info_of<E>();
+        info.depth = reflect_detail::around(info.element->depth);
         info.ops.insert = &insert;
         info.ops.visit = &visit;
         return info;
@@ -368,6 +402,7 @@ struct lowering<std::optional<E>> {
     static constexpr type_info value = [] {
         type_info info = reflect_detail::scalar(type_kind::optional);
         info.element = &type_info_of<E>();
+        info.depth = info.element->depth; // a property that may be absent: no level of its own
         info.ops.emplace = &emplace;
         info.ops.value = &get;
         return info;
@@ -392,6 +427,8 @@ struct lowering<std::variant<A...>> {
     static constexpr type_info value = [] {
         type_info info = reflect_detail::scalar(type_kind::variant);
         info.alternatives = alternatives;
+        for (type_info const* a : alternatives)
+            info.depth = a->depth > info.depth ? a->depth : info.depth;
         info.ops.emplace_alternative = &emplace_alternative;
         info.ops.index = &index;
         info.ops.alternative = &alternative;

@@ -2,7 +2,7 @@
 //
 // Reflection (reflect.hpp) lowers each argument type into one constant `type_info`: its kind, its
 // keywords, its members or elements, and a few function pointers for what only the type can do
-// (append to a vector, emplace an optional). Schema derivation, validation and encoding are
+// (size a vector, emplace an optional). Schema derivation, validation and encoding are
 // ordinary compiled code over these tables, which keeps a consumer's build fast.
 //
 // Every `void*` handed to or returned by these functions points at the plain object (the T of a
@@ -34,6 +34,12 @@ enum class type_kind : std::uint8_t {
 
 struct type_info;
 
+// The deepest nesting of JSON values an argument type may describe: a struct is one level, each
+// vector or map around a value one more. Deeper types are refused at compile time, naming the
+// member: Boost.Hana's struct macro alone doubles its compile time per level of std::vector past
+// about 20 (bench/README.md).
+inline constexpr std::size_t max_type_depth = 20;
+
 struct member_info {
     std::string_view name;
     type_info const* type;
@@ -51,10 +57,13 @@ struct enumerator {
 // What only the C++ type can do; unused entries stay null.
 struct type_operations {
     // array
-    void* (*append)(void* self) = nullptr;
+    // Sized once to the document's item count, then filled: growing a vector one item at a time
+    // would instantiate libstdc++'s relocation checks, whose cost doubles with each level of nesting.
+    void (*resize)(void* self, std::size_t count) = nullptr;
+    void* (*element)(void* self, std::size_t index) = nullptr;             // null for std::vector<bool>
+    void (*set_bool)(void* self, std::size_t index, bool value) = nullptr; // std::vector<bool> only
     std::size_t (*size)(void const* self) = nullptr;
     void const* (*at)(void const* self, std::size_t index) = nullptr;
-    void (*push_bool)(void* self, bool value) = nullptr; // instead of append for std::vector<bool>
     // map
     void* (*insert)(void* self, std::string_view key) = nullptr;
     void (*visit)(void const* self, void* context,
@@ -72,6 +81,7 @@ struct type_info {
     type_kind kind{};
     std::uint8_t size = 0; // bytes of an integer, float or enum
     bool is_signed = false;
+    std::uint8_t depth = 0; // levels of JSON objects and arrays, this one included
     constraints keywords{}; // integers carry their C++ range here unless narrowed
     type_info const* element = nullptr;
     std::span<member_info const> members{};

@@ -1,0 +1,19 @@
+#include "common.hpp"
+
+#include <vector>
+
+template <class T, int Levels>
+struct nested {
+    using type = std::vector<typename nested<T, Levels - 1>::type>;
+};
+template <class T>
+struct nested<T, 0> {
+    using type = T;
+};
+
+// The struct is one level and each vector one more: 21 levels, one past the limit.
+struct survey_args {
+    BOOST_HANA_DEFINE_STRUCT(survey_args, (std::string, id), (nested<int, 20>::type, answers));
+};
+
+auto const& info = agentrt::type_info_of<survey_args>();
