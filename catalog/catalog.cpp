@@ -9,12 +9,12 @@ struct typed_decode {
     type_info const* type;
     argument_lifetime const* lifetime;
 
-    result<arguments> operator()(boost::json::value const& document) const {
+    result<arguments> operator()(boost::json::value document) const {
         std::shared_ptr<void const> holder(lifetime->create(), lifetime->destroy);
         auto violations = decode_into(lowered(*type).root(), document, const_cast<void*>(holder.get()));
         if (!violations.empty())
             return invalid_arguments(std::move(violations));
-        return arguments(document, type, std::move(holder));
+        return arguments(std::move(document), type, std::move(holder));
     }
 };
 

@@ -17,11 +17,11 @@ result<tool_entry> schema_tool(std::string name, std::string description, boost:
     e.effect = effect;
     e.timeout = timeout;
     e.terminal = terminal;
-    e.decode = [s = *compiled](boost::json::value const& document) -> result<arguments> {
+    e.decode = [s = *compiled](boost::json::value document) -> result<arguments> {
         auto violations = validate(s, document);
         if (!violations.empty())
             return invalid_arguments(std::move(violations));
-        return arguments(document, nullptr, nullptr);
+        return arguments(std::move(document), nullptr, nullptr);
     };
     e.call = [call = std::move(call)](arguments const& a, call_context const& context) {
         return call(a.json(), context);

@@ -57,11 +57,11 @@ error tool_table::unknown(std::string_view tool) const {
     return error{errc::unknown_tool, "unknown tool \"" + std::string(tool) + "\"; the catalogue has: " + known, {}};
 }
 
-result<accepted_call> tool_table::accept_document(std::string_view tool, boost::json::value const& document) const {
+result<accepted_call> tool_table::accept_document(std::string_view tool, boost::json::value document) const {
     tool_entry const* entry = find(tool);
     if (!entry)
         return unknown(tool);
-    auto decoded = entry->decode(document);
+    auto decoded = entry->decode(std::move(document));
     if (!decoded)
         return decoded.error();
     return accepted_call{std::size_t(entry - entries_.data()), std::move(*decoded)};
@@ -73,7 +73,7 @@ result<accepted_call> tool_table::accept(std::string_view tool, std::string_view
     auto document = read_json(arguments_text);
     if (!document)
         return document.error();
-    return accept_document(tool, *document);
+    return accept_document(tool, std::move(*document));
 }
 
 } // namespace agentrt

@@ -60,7 +60,8 @@ struct tool_entry {
     // The tool's place in the catalogue that made it, by which a lowered policy finds its rule.
     std::size_t catalogue_index = not_in_a_catalogue;
     static constexpr std::size_t not_in_a_catalogue = std::size_t(-1);
-    std::function<result<arguments>(boost::json::value const&)> decode;
+    // By value: accepting text moves the document it read into the arguments, copying nothing.
+    std::function<result<arguments>(boost::json::value)> decode;
     std::function<tool_result(arguments const&, call_context const&)> call;
 
     // The whole definition as JSON: name, description, input_schema, side_effect, timeout_ms, terminal.
@@ -100,7 +101,7 @@ public:
 
 private:
     error unknown(std::string_view tool) const;
-    result<accepted_call> accept_document(std::string_view tool, boost::json::value const& document) const;
+    result<accepted_call> accept_document(std::string_view tool, boost::json::value document) const;
 
     std::vector<tool_entry> entries_;
 };
