@@ -7,11 +7,12 @@ namespace {
 
 struct typed_decode {
     type_info const* type;
+    schema_node const* schema; // lowered once for the program's life
     argument_lifetime const* lifetime;
 
     result<arguments> operator()(boost::json::value document) const {
         std::shared_ptr<void const> holder(lifetime->create(), lifetime->destroy);
-        auto violations = decode_into(lowered(*type).root(), document, const_cast<void*>(holder.get()));
+        auto violations = decode_into(*schema, document, const_cast<void*>(holder.get()));
         if (!violations.empty())
             return invalid_arguments(std::move(violations));
         return arguments(std::move(document), type, std::move(holder));
@@ -46,7 +47,7 @@ tool_table typed_table(std::span<typed_tool const> tools, std::shared_ptr<void> 
         e.timeout = t.timeout;
         e.terminal = t.terminal;
         e.argument_type = t.argument_type;
-        e.decode = typed_decode{t.argument_type, t.lifetime};
+        e.decode = typed_decode{t.argument_type, &e.argument_schema.root(), t.lifetime};
         e.call = typed_call{holder, t};
     }
     return tool_table(std::move(entries));

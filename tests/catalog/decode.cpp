@@ -4,6 +4,7 @@
 #include <agentrt/catalog/canonical_json.hpp>
 #include <agentrt/catalog/schema.hpp>
 
+#include "support/nested_vectors.hpp"
 #include "support/test_tools.hpp"
 
 #include <doctest/doctest.h>
@@ -38,15 +39,6 @@ bool refuses_with(std::string_view text, std::string_view pointer, std::string_v
 struct switches {
     BOOST_HANA_DEFINE_STRUCT(switches, (std::vector<bool>, flags),
                              (agentrt::field<std::vector<bool>, agentrt::max_items<2>>, pair));
-};
-
-template <class T, int Levels>
-struct nested {
-    using type = std::vector<typename nested<T, Levels - 1>::type>;
-};
-template <class T>
-struct nested<T, 0> {
-    using type = T;
 };
 
 // One struct and 19 vectors: exactly agentrt::max_type_depth levels.

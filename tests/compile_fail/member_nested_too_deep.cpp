@@ -1,15 +1,5 @@
+#include "../support/nested_vectors.hpp"
 #include "common.hpp"
-
-#include <vector>
-
-template <class T, int Levels>
-struct nested {
-    using type = std::vector<typename nested<T, Levels - 1>::type>;
-};
-template <class T>
-struct nested<T, 0> {
-    using type = T;
-};
 
 // The struct is one level and each vector one more: 21 levels, one past the limit.
 struct survey_args {

@@ -247,10 +247,6 @@ bool try_decide(Policy const& policy, arguments const& a, run_view const& view, 
     return false;
 }
 
-} // namespace catalog_detail
-
-namespace catalog_detail {
-
 template <class Policy, class... Tools>
 verdict decide_with(void const* erased, tool_entry const& tool, arguments const& a, run_view const& view) {
     auto const& policy = *static_cast<Policy const*>(erased);
