@@ -15,6 +15,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <utility>
 
 namespace agentrt {
 namespace {
@@ -170,6 +171,8 @@ public:
     std::vector<violation> take() { return std::move(found_); }
 
     void walk(schema_node const& raw, json::value const& v, void* target) {
+        if (quiet_ && failures_ != 0)
+            return; // the verdict is known
         schema_node const& n = resolve(raw);
         // An enum (or const) outsider is reported as one, whatever its JSON type.
         if (n.has_enum && !enumeration(n, v, target))
@@ -209,8 +212,13 @@ public:
     }
 
 private:
-    void add(std::string_view keyword, std::string detail) {
-        found_.push_back(violation{pointer(), std::string(keyword), std::move(detail)});
+    // `detail` spells the violation's text; a quiet walk only counts, so a branch tried in vain
+    // costs no text.
+    template <class Detail>
+    void fail(std::string_view keyword, Detail&& detail) {
+        ++failures_;
+        if (!quiet_)
+            found_.push_back(violation{pointer(), std::string(keyword), std::string(detail())});
     }
 
     // The JSON Pointer is spelled only when a violation needs it: valid documents, the common
@@ -226,23 +234,31 @@ private:
 
     template <class F>
     void at(std::string_view name, F&& f) {
+        if (quiet_)
+            return f();
         path_.push_back({name, 0, false});
         f();
         path_.pop_back();
     }
     template <class F>
     void at(std::size_t index, F&& f) {
+        if (quiet_)
+            return f();
         path_.push_back({{}, index, true});
         f();
         path_.pop_back();
     }
 
-    // Whether the value passes `n` alone, nothing stored, nothing reported here (so the inner
-    // decoder needs no path: its violations are counted, never shown).
-    static bool passes(schema_node const& n, json::value const& v) {
-        decoder inner;
-        inner.walk(n, v, nullptr);
-        return inner.found_.empty();
+    // Whether the value passes `n` alone: nothing stored, nothing reported, and the walk stops at
+    // the first violation.
+    bool passes(schema_node const& n, json::value const& v) {
+        bool const was_quiet = std::exchange(quiet_, true);
+        std::size_t const failures_before = std::exchange(failures_, 0);
+        walk(n, v, nullptr);
+        bool const passed = failures_ == 0;
+        quiet_ = was_quiet;
+        failures_ = failures_before;
+        return passed;
     }
 
     static bool type_matches(schema_node const& n, json::value const& v) {
@@ -265,11 +281,13 @@ private:
     }
 
     void wrong_type(schema_node const& n, json::value const& v) {
-        std::string expected;
-        for (auto const& [bit, name] : json_type::names)
-            if (n.types & bit)
-                expected += (expected.empty() ? "" : " or ") + std::string(name);
-        add("type", expected + ", got " + json_type_name(v) + " " + internal::display(v));
+        fail("type", [&] {
+            std::string expected;
+            for (auto const& [bit, name] : json_type::names)
+                if (n.types & bit)
+                    expected += (expected.empty() ? "" : " or ") + std::string(name);
+            return expected + ", got " + json_type_name(v) + " " + internal::display(v);
+        });
     }
 
     bool enumeration(schema_node const& n, json::value const& v, void* target) {
@@ -286,33 +304,35 @@ private:
             return true;
         }
         if (n.is_const) {
-            add("const", ordered_json(n.enumeration.front()) + ", got " + internal::display(v));
+            fail("const", [&] { return ordered_json(n.enumeration.front()) + ", got " + internal::display(v); });
             return false;
         }
-        std::string names = "[";
-        for (auto const& e : n.enumeration) {
-            if (names.size() > 1)
-                names += ',';
-            names += ordered_json(e);
-        }
-        add("enum", names + "], got " + internal::display(v));
+        fail("enum", [&] {
+            std::string names = "[";
+            for (auto const& e : n.enumeration) {
+                if (names.size() > 1)
+                    names += ',';
+                names += ordered_json(e);
+            }
+            return names + "], got " + internal::display(v);
+        });
         return false;
     }
 
     bool numeric_keywords(constraints const& k, json::value const& v) {
-        std::size_t before = found_.size();
+        std::size_t const before = failures_;
         auto shown = [&](decimal const& d) { return ordered_json(to_json(d)) + ", got " + internal::display(v); };
         if (k.minimum && compare_bound(v, *k.minimum) < 0)
-            add("minimum", shown(*k.minimum));
+            fail("minimum", [&] { return shown(*k.minimum); });
         if (k.exclusive_minimum && compare_bound(v, *k.exclusive_minimum) <= 0)
-            add("exclusiveMinimum", shown(*k.exclusive_minimum));
+            fail("exclusiveMinimum", [&] { return shown(*k.exclusive_minimum); });
         if (k.maximum && compare_bound(v, *k.maximum) > 0)
-            add("maximum", shown(*k.maximum));
+            fail("maximum", [&] { return shown(*k.maximum); });
         if (k.exclusive_maximum && compare_bound(v, *k.exclusive_maximum) >= 0)
-            add("exclusiveMaximum", shown(*k.exclusive_maximum));
+            fail("exclusiveMaximum", [&] { return shown(*k.exclusive_maximum); });
         if (k.multiple_of && !is_multiple_of(v, *k.multiple_of))
-            add("multipleOf", shown(*k.multiple_of));
-        return found_.size() == before;
+            fail("multipleOf", [&] { return shown(*k.multiple_of); });
+        return failures_ == before;
     }
 
     void number(schema_node const& n, json::value const& v, void* target) {
@@ -346,8 +366,10 @@ private:
     void integral_double(schema_node const& n, double d, void* target) {
         constexpr double two_63 = 9223372036854775808.0, two_64 = 18446744073709551616.0;
         auto beyond = [&](std::string_view keyword, std::optional<decimal> const& bound) {
-            add(keyword,
-                (bound ? ordered_json(to_json(*bound)) : "64 bits") + ", got " + internal::display(json::value(d)));
+            fail(keyword, [&] {
+                return (bound ? ordered_json(to_json(*bound)) : "64 bits") + ", got " +
+                       internal::display(json::value(d));
+            });
         };
         if (d < -two_63)
             return beyond("minimum", n.keywords.minimum);
@@ -359,15 +381,16 @@ private:
     void string(schema_node const& n, json::string const& text, void* target) {
         std::string_view s(text.data(), text.size());
         constraints const& k = n.keywords;
-        if (k.min_length || k.max_length) {
+        // No text has more code points than bytes: a short one keeps within maxLength uncounted.
+        if (k.min_length || (k.max_length && s.size() > *k.max_length)) {
             std::size_t length = internal::code_points(s);
             if (k.min_length && length < *k.min_length)
-                add("minLength", std::to_string(*k.min_length) + ", got " + std::to_string(length));
+                fail("minLength", [&] { return std::to_string(*k.min_length) + ", got " + std::to_string(length); });
             if (k.max_length && length > *k.max_length)
-                add("maxLength", std::to_string(*k.max_length) + ", got " + std::to_string(length));
+                fail("maxLength", [&] { return std::to_string(*k.max_length) + ", got " + std::to_string(length); });
         }
         if (!n.pattern.empty() && !internal::pattern_matches(n.pattern, s))
-            add("pattern", json_string_literal(n.pattern) + ", got " + internal::quoted(s));
+            fail("pattern", [&] { return json_string_literal(n.pattern) + ", got " + internal::quoted(s); });
         if (target && n.lowered_from(type_kind::string))
             static_cast<std::string*>(target)->assign(s);
     }
@@ -375,9 +398,9 @@ private:
     void array(schema_node const& n, json::array const& a, void* target) {
         constraints const& k = n.keywords;
         if (k.min_items && a.size() < *k.min_items)
-            add("minItems", std::to_string(*k.min_items) + ", got " + std::to_string(a.size()));
+            fail("minItems", [&] { return std::to_string(*k.min_items) + ", got " + std::to_string(a.size()); });
         if (k.max_items && a.size() > *k.max_items)
-            add("maxItems", std::to_string(*k.max_items) + ", got " + std::to_string(a.size()));
+            fail("maxItems", [&] { return std::to_string(*k.max_items) + ", got " + std::to_string(a.size()); });
         if (k.unique_items)
             unique(a);
         bool storing = target && n.lowered_from(type_kind::array);
@@ -388,8 +411,10 @@ private:
             if (!item) {
                 if (n.closed_items)
                     at(i, [&] {
-                        add("items", "no item is allowed after the " + std::to_string(n.prefix_items.size()) +
-                                         " of prefixItems, got " + internal::display(a[i]));
+                        fail("items", [&] {
+                            return "no item is allowed after the " + std::to_string(n.prefix_items.size()) +
+                                   " of prefixItems, got " + internal::display(a[i]);
+                        });
                     });
                 continue;
             }
@@ -403,14 +428,24 @@ private:
         }
     }
 
+    static constexpr std::size_t few_items = 16;
+
     // Ordered sets, not hashed ones: the standard string hash has no seed, so a model could send
     // items that all collide and make the check quadratic.
     void unique(json::array const& a) {
         auto repeated = [&](std::size_t i) {
-            add("uniqueItems",
-                "item " + std::to_string(i) + " repeats an earlier item, got " + internal::display(a[i]));
+            fail("uniqueItems", [&] {
+                return "item " + std::to_string(i) + " repeats an earlier item, got " + internal::display(a[i]);
+            });
         };
         if (std::all_of(a.begin(), a.end(), [](json::value const& item) { return item.is_string(); })) {
+            if (a.size() <= few_items) { // pairs cost less than a set's nodes
+                for (std::size_t i = 1; i < a.size(); ++i)
+                    for (std::size_t j = 0; j < i; ++j)
+                        if (a[i].get_string() == a[j].get_string())
+                            return repeated(i);
+                return;
+            }
             std::set<std::string_view> strings;
             for (std::size_t i = 0; i < a.size(); ++i)
                 if (!strings.insert(std::string_view(a[i].get_string())).second)
@@ -438,11 +473,16 @@ private:
         if (!n.lowered_from(type_kind::object) && !n.lowered_from(type_kind::map))
             target = nullptr;
         std::size_t present = 0;
+        std::size_t next = 0; // where the next property probably is: models write them in schema order
         for (auto const& p : n.properties) {
-            auto const* found = o.if_contains(p.name);
+            json::value const* found = nullptr;
+            if (next < o.size() && o.begin()[next].key() == p.name)
+                found = &o.begin()[next++].value();
+            else if (auto it = o.find(p.name); it != o.end())
+                found = &it->value(), next = std::size_t(it - o.begin()) + 1;
             if (!found) {
                 if (p.required)
-                    at(p.name, [&] { add("required", "member is missing"); });
+                    at(p.name, [&] { fail("required", [&] { return "member is missing"; }); });
                 continue;
             }
             ++present;
@@ -457,8 +497,10 @@ private:
                                 [&](property const& p) { return p.name == key; }))
                     continue;
                 if (n.additional == extra_members::forbidden)
-                    at(key,
-                       [&] { add("additionalProperties", "unknown member, got " + internal::display(kv.value())); });
+                    at(key, [&] {
+                        fail("additionalProperties",
+                             [&] { return "unknown member, got " + internal::display(kv.value()); });
+                    });
                 else
                     at(key, [&] {
                         walk(*n.additional_schema, kv.value(), inserting ? n.type->ops.insert(target, key) : nullptr);
@@ -466,16 +508,18 @@ private:
             }
         }
         if (n.min_properties && o.size() < *n.min_properties)
-            add("minProperties", std::to_string(*n.min_properties) + ", got " + std::to_string(o.size()));
+            fail("minProperties",
+                 [&] { return std::to_string(*n.min_properties) + ", got " + std::to_string(o.size()); });
         if (n.max_properties && o.size() > *n.max_properties)
-            add("maxProperties", std::to_string(*n.max_properties) + ", got " + std::to_string(o.size()));
+            fail("maxProperties",
+                 [&] { return std::to_string(*n.max_properties) + ", got " + std::to_string(o.size()); });
     }
 
     void any_of(schema_node const& n, json::value const& v) {
         for (auto const* branch : n.any_of)
             if (passes(*branch, v))
                 return;
-        add("anyOf", "no alternative matches, got " + internal::display(v));
+        fail("anyOf", [&] { return "no alternative matches, got " + internal::display(v); });
     }
 
     // Whether every const-valued member of an object branch has its value in `v`: the branch a
@@ -495,21 +539,38 @@ private:
         return any;
     }
 
+    // Whether the object breaks one of the branch's const-valued members (holds another value
+    // there, or lacks a required one): then the branch fails, and trying it would only say so.
+    static bool tags_exclude(schema_node const& branch, json::object const& o) {
+        schema_node const& b = resolve(branch);
+        for (auto const& p : b.properties) {
+            schema_node const& pn = resolve(*p.node);
+            if (!pn.is_const)
+                continue;
+            auto const* found = o.if_contains(p.name);
+            if (found ? !json_equal(*found, pn.enumeration.front()) : p.required)
+                return true;
+        }
+        return false;
+    }
+
     void one_of(schema_node const& n, json::value const& v) {
         std::size_t matching = 0, tagged_count = 0;
         schema_node const* tagged = nullptr;
         for (auto const* branch : n.one_of) {
-            if (passes(*branch, v))
-                ++matching;
             if (v.is_object() && tags_match(*branch, v.get_object()))
                 tagged = branch, ++tagged_count;
+            if (!(v.is_object() && tags_exclude(*branch, v.get_object())) && passes(*branch, v))
+                ++matching;
         }
         if (matching == 1)
             return;
         if (matching == 0 && tagged_count == 1)
             return walk(*tagged, v, nullptr);
-        add("oneOf", matching == 0 ? "no alternative matches, got " + internal::display(v)
-                                   : std::to_string(matching) + " alternatives match, got " + internal::display(v));
+        fail("oneOf", [&] {
+            return matching == 0 ? "no alternative matches, got " + internal::display(v)
+                                 : std::to_string(matching) + " alternatives match, got " + internal::display(v);
+        });
     }
 
     // A std::variant's alternatives are told apart by their tags, so the one whose tags the object
@@ -524,16 +585,18 @@ private:
                 continue;
             return walk(*n.one_of[i], v, target ? t.ops.emplace_alternative(target, i) : nullptr);
         }
-        std::string expected;
-        for (auto const* alternative : n.one_of) {
-            std::string tags;
-            for (auto const& p : alternative->properties)
-                if (p.node->is_const)
-                    tags += (tags.empty() ? "" : ", ") + json_string_literal(p.name) + ":" +
-                            ordered_json(p.node->enumeration.front());
-            expected += (expected.empty() ? "{" : " or {") + tags + "}";
-        }
-        add("oneOf", "no alternative has the tags of this object, expected " + expected);
+        fail("oneOf", [&] {
+            std::string expected;
+            for (auto const* alternative : n.one_of) {
+                std::string tags;
+                for (auto const& p : alternative->properties)
+                    if (p.node->is_const)
+                        tags += (tags.empty() ? "" : ", ") + json_string_literal(p.name) + ":" +
+                                ordered_json(p.node->enumeration.front());
+                expected += (expected.empty() ? "{" : " or {") + tags + "}";
+            }
+            return "no alternative has the tags of this object, expected " + expected;
+        });
     }
 
     struct path_token {
@@ -543,6 +606,8 @@ private:
     };
     std::vector<path_token> path_;
     std::vector<violation> found_;
+    std::size_t failures_ = 0;
+    bool quiet_ = false;
 };
 
 } // namespace

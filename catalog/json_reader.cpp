@@ -6,50 +6,86 @@
 #include <boost/json/basic_parser_impl.hpp>
 #include <boost/json/value_stack.hpp>
 
-#include <algorithm>
-#include <iterator>
+#include <boost/container/small_vector.hpp>
+
+#include <memory>
 #include <optional>
 #include <set>
+#include <span>
 #include <string>
-#include <vector>
 
 namespace agentrt {
 namespace {
 
 namespace json = boost::json;
 
-// Where the handler is in the document, so that a refusal can say where with a JSON Pointer.
-// The keys of one object so far. A linear scan is quadratic in the number of keys, and a 1 MiB
-// object holds about 130,000: past a few keys they go to an ordered set, whose worst case, unlike
+// The keys of the objects being read, back to back in one buffer, so that a duplicate is found
+// without a string per key. An object's keys are a contiguous run that ends when the object does.
+// Past a few keys a linear scan would be quadratic (a 1 MiB object holds about 130,000), so an
+// object that grows past them also indexes its keys in an ordered set, whose worst case, unlike
 // an unseeded hash's, no chosen set of keys can degrade.
-class key_set {
+class key_stack {
 public:
-    // False when `key` was there already.
-    bool insert(std::string const& key) {
-        if (many_.empty()) {
-            if (std::find(few_.begin(), few_.end(), key) != few_.end())
+    static constexpr std::size_t few = 16;
+
+    // Orders key indices by their text; the set holding them lives in a frame of this stack's reader.
+    struct by_text {
+        key_stack const* keys;
+        bool operator()(std::size_t a, std::size_t b) const { return (*keys)[a] < (*keys)[b]; }
+    };
+    using index = std::set<std::size_t, by_text>;
+
+    std::size_t size() const noexcept { return spans_.size(); }
+    std::string_view operator[](std::size_t i) const noexcept {
+        return {text_.data() + spans_[i].offset, spans_[i].size};
+    }
+
+    void append(std::string_view part) { text_.insert(text_.end(), part.begin(), part.end()); }
+
+    // Ends the key appended since the last one; false when one of the keys from `first` on is
+    // the same. `many` indexes those keys once they are more than a few.
+    bool end_key(std::size_t first, std::unique_ptr<index>& many) {
+        std::size_t const offset = spans_.empty() ? 0 : spans_.back().offset + spans_.back().size;
+        spans_.push_back({offset, text_.size() - offset});
+        std::size_t const added = spans_.size() - 1;
+        if (many)
+            return many->insert(added).second;
+        std::string_view key = (*this)[added];
+        for (std::size_t i = first; i < added; ++i)
+            if ((*this)[i] == key)
                 return false;
-            if (few_.size() < few_limit) {
-                few_.push_back(key);
-                return true;
-            }
-            many_.insert(std::make_move_iterator(few_.begin()), std::make_move_iterator(few_.end()));
-            few_.clear();
+        if (added - first + 1 > few) {
+            many = std::make_unique<index>(by_text{this});
+            for (std::size_t i = first; i <= added; ++i)
+                many->insert(i);
         }
-        return many_.insert(key).second;
+        return true;
+    }
+
+    // Forgets the keys from `first` on: their object has ended.
+    void pop_to(std::size_t first) {
+        if (first >= spans_.size())
+            return;
+        text_.resize(spans_[first].offset);
+        spans_.resize(first);
     }
 
 private:
-    static constexpr std::size_t few_limit = 16;
-    std::vector<std::string> few_;
-    std::set<std::string, std::less<>> many_;
+    struct span {
+        std::size_t offset, size;
+    };
+    boost::container::small_vector<char, 256> text_;
+    boost::container::small_vector<span, 32> spans_;
 };
 
+// Where the handler is in the document, so that a refusal can say where with a JSON Pointer.
 struct frame {
+    static constexpr std::size_t no_key = std::size_t(-1);
     bool is_object = false;
-    std::size_t index = 0; // arrays: elements seen so far
-    std::string key;       // objects: the current key
-    key_set keys;
+    std::size_t index = 0;            // arrays: elements seen so far
+    std::size_t first_key = 0;        // objects: where their keys start on the key stack
+    std::size_t current_key = no_key; // objects: the key whose value is being read
+    std::unique_ptr<key_stack::index> many;
 };
 
 struct refusal {
@@ -65,8 +101,8 @@ public:
     static constexpr std::size_t max_key_size = std::size_t(-1);
     static constexpr std::size_t max_string_size = std::size_t(-1);
 
-    strict_handler(read_limits const& limits, json::storage_ptr storage)
-        : limits_(limits), storage_(std::move(storage)) {}
+    strict_handler(read_limits const& limits, json::storage_ptr storage, std::span<unsigned char> stack_buffer)
+        : limits_(limits), storage_(std::move(storage)), values_({}, stack_buffer.data(), stack_buffer.size()) {}
 
     json::value release() { return values_.release(); }
     std::optional<refusal> const& refused() const { return refusal_; }
@@ -79,13 +115,13 @@ public:
 
     bool on_array_begin(json::error_code& ec) { return open(false, ec); }
     bool on_array_end(std::size_t n, json::error_code&) {
-        frames_.pop_back();
+        close();
         values_.push_array(n);
         return element_done();
     }
     bool on_object_begin(json::error_code& ec) { return open(true, ec); }
     bool on_object_end(std::size_t n, json::error_code&) {
-        frames_.pop_back();
+        close();
         values_.push_object(n);
         return element_done();
     }
@@ -99,17 +135,18 @@ public:
         return element_done();
     }
     bool on_key_part(json::string_view s, std::size_t, json::error_code&) {
-        pending_key_.append(s.data(), s.size());
+        keys_.append(s);
         return true;
     }
     bool on_key(json::string_view s, std::size_t, json::error_code& ec) {
-        pending_key_.append(s.data(), s.size());
+        keys_.append(s);
         frame& top = frames_.back();
-        top.key = pending_key_;
-        if (!top.keys.insert(pending_key_))
-            return refuse(boundary_rule::duplicate_key, "key " + internal::quoted(pending_key_) + " appears twice", ec);
-        values_.push_key(pending_key_);
-        pending_key_.clear();
+        bool const first_time = keys_.end_key(top.first_key, top.many);
+        top.current_key = keys_.size() - 1;
+        std::string_view key = keys_[top.current_key];
+        if (!first_time)
+            return refuse(boundary_rule::duplicate_key, "key " + internal::quoted(key) + " appears twice", ec);
+        values_.push_key(key);
         return true;
     }
 
@@ -179,7 +216,8 @@ public:
         for (auto const& f : frames_) {
             p += '/';
             if (f.is_object)
-                p += internal::escape_pointer_token(f.key);
+                p += f.current_key == frame::no_key ? std::string()
+                                                    : internal::escape_pointer_token(keys_[f.current_key]);
             else
                 p += std::to_string(f.index);
         }
@@ -190,8 +228,12 @@ private:
     bool open(bool is_object, json::error_code& ec) {
         if (frames_.size() >= limits_.max_depth)
             return refuse(boundary_rule::depth, "nesting deeper than " + std::to_string(limits_.max_depth), ec);
-        frames_.push_back(frame{is_object, 0, {}, {}});
+        frames_.push_back(frame{is_object, 0, keys_.size(), frame::no_key, nullptr});
         return true;
+    }
+    void close() {
+        keys_.pop_to(frames_.back().first_key);
+        frames_.pop_back();
     }
     // Called after every complete value: arrays count their elements so that pointers are right.
     bool element_done() {
@@ -214,8 +256,8 @@ private:
     read_limits limits_;
     json::storage_ptr storage_;
     json::value_stack values_;
-    std::vector<frame> frames_;
-    std::string pending_key_;
+    boost::container::small_vector<frame, 16> frames_;
+    key_stack keys_;
     std::string number_;
     std::optional<refusal> refusal_;
 };
@@ -251,16 +293,19 @@ error boundary_error(std::string_view rule, std::string const& detail, std::stri
 
 result<boost::json::value> read_json(std::string_view text, read_limits const& limits,
                                      boost::json::storage_ptr storage) {
-    if (auto bad = internal::first_invalid_utf8(text); bad != std::string_view::npos)
-        return boundary_error(boundary_rule::utf8, "invalid UTF-8 byte sequence", "", bad);
-
     json::parse_options options;
     options.max_depth = limits.max_depth + 1; // our handler refuses first, with its own message
-    json::basic_parser<strict_handler> parser(options, limits, std::move(storage));
+    unsigned char stack_buffer[BOOST_JSON_STACK_BUFFER_SIZE];
+    json::basic_parser<strict_handler> parser(options, limits, std::move(storage), std::span(stack_buffer));
     json::error_code ec;
     std::size_t consumed = parser.write_some(false, text.data(), text.size(), ec);
 
+    // The parser refuses invalid UTF-8 too, as a plain syntax error: a text it accepts is valid
+    // UTF-8, and only a refused one is scanned again to name the rule, whatever else is wrong.
     auto& handler = parser.handler();
+    if (handler.refused() || ec || !internal::only_whitespace(text.substr(consumed)))
+        if (auto bad = internal::first_invalid_utf8(text); bad != std::string_view::npos)
+            return boundary_error(boundary_rule::utf8, "invalid UTF-8 byte sequence", "", bad);
     if (handler.refused())
         return boundary_error(handler.refused()->rule, handler.refused()->detail, handler.refused()->pointer, consumed);
     if (ec) {

@@ -248,11 +248,49 @@ TEST_SUITE("one schema core") {
         CHECK(repeats(json::parse(R"([1, "1", [1], {"1": 1}, true, null, 0.5, [[1]], {"1": "1"}, "true"])")).empty());
         CHECK(repeats(json::parse(R"([[1, 2], [2, 1], {"a": "b"}, {"b": "a"}, "a\"b", "a", "\"b"])")).empty());
 
+        // A short array of strings is checked pair by pair, a long one through a set: the same answer.
+        for (std::size_t size : {5u, 16u, 17u, 40u}) {
+            json::array strings;
+            for (std::size_t i = 0; i < size; ++i)
+                strings.emplace_back("s" + std::to_string(i));
+            CHECK(repeats(strings).empty());
+            strings[size - 2] = "s1";
+            CHECK(repeats(strings) ==
+                  "(root): uniqueItems item " + std::to_string(size - 2) + R"( repeats an earlier item, got "s1")");
+        }
+
         json::array many;
         for (int i = 0; i < 50'000; ++i)
             many.push_back(json::value(i % 2 ? json::value(double(i) + 0.5) : json::value(std::int64_t(i))));
         CHECK(repeats(many).empty());
         many.push_back(json::value(49'998.0));
         CHECK(repeats(many) == "(root): uniqueItems item 50000 repeats an earlier item, got 49998");
+    }
+
+    TEST_CASE("a run-time oneOf counts every alternative that matches, tags or not") {
+        auto verdict = [](agentrt::compiled_schema const& shape, std::string_view text) {
+            auto found = agentrt::validate(shape, json::parse(text));
+            std::string out;
+            for (auto const& v : found)
+                out += (out.empty() ? "" : "; ") + v.to_string();
+            return out;
+        };
+        auto untagged = compiled(R"({"oneOf": [{"type": "integer"}, {"minimum": 0}]})");
+        CHECK(verdict(untagged, "-1").empty());
+        CHECK(verdict(untagged, "1.5").empty());
+        CHECK(verdict(untagged, "1") == "(root): oneOf 2 alternatives match, got 1");
+        CHECK(verdict(untagged, "-1.5") == "(root): oneOf no alternative matches, got -1.5");
+
+        // A tag that is not required leaves its branch open to an object without it.
+        auto tagged = compiled(R"({"oneOf": [
+            {"properties": {"kind": {"const": "a"}, "n": {"type": "integer"}}},
+            {"properties": {"kind": {"const": "b"}, "n": {"maximum": 3}}, "required": ["kind"]}]})");
+        CHECK(verdict(tagged, R"({"kind": "a", "n": 7})").empty());
+        CHECK(verdict(tagged, R"({"kind": "b", "n": 2.5})").empty());
+        CHECK(verdict(tagged, R"({"n": 9})").empty());
+        CHECK(verdict(tagged, R"({"kind": "c"})") == R"((root): oneOf no alternative matches, got {"kind":"c"})");
+        // The one branch whose tags the object has explains why it fails.
+        CHECK(verdict(tagged, R"({"kind": "b", "n": 4})") == "/n: maximum 3, got 4");
+        CHECK(verdict(tagged, R"({"kind": "a", "n": "x"})") == R"(/n: type integer, got string "x")");
     }
 }

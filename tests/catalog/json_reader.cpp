@@ -5,6 +5,7 @@
 #include <doctest/doctest.h>
 
 #include <string>
+#include <vector>
 
 using agentrt::read_json;
 
@@ -61,6 +62,26 @@ TEST_CASE("an object with a hundred thousand distinct keys is read, and a late d
     CHECK(read_back(R"({"k": {"k": 1}, "j": {"k": 2, "j": 3}})") == R"({"j":{"j":3,"k":2},"k":{"k":1}})");
 }
 
+TEST_CASE("a duplicate is found in objects of any size at any depth, and only within its object") {
+    auto keys = [](int from, int to) {
+        std::string out;
+        for (int i = from; i < to; ++i)
+            out += (i > from ? ",\"k" : "\"k") + std::to_string(i) + "\":" + std::to_string(i);
+        return out;
+    };
+    for (int size : {3, 16, 17, 40}) {
+        CAPTURE(size);
+        std::string const inner = "{" + keys(0, size) + "}";
+        CHECK(read_json(R"({"big": )" + inner + R"(, "k0": )" + inner + R"(, "k1": [)" + inner + "]}"));
+        CHECK(refusal(R"({"big": {)" + keys(0, size) + R"(, "k2": 0}})") ==
+              R"(/big/k2: duplicateKey key "k2" appears twice)");
+        CHECK(refusal(R"({"big": )" + inner + R"(, "k0": 1, "big": 2})") ==
+              R"(/big: duplicateKey key "big" appears twice)");
+        CHECK(refusal(R"({"a": [)" + inner + "," + inner + R"(, {"x\"y": 1, "x\u0022y": 2}]})") ==
+              R"(/a/2/x"y: duplicateKey key "x\"y" appears twice)");
+    }
+}
+
 TEST_CASE("the boundary refuses nesting deeper than 256") {
     std::string ok = std::string(256, '[') + std::string(256, ']');
     CHECK(read_json(ok).has_value());
@@ -84,6 +105,67 @@ TEST_CASE("the boundary refuses invalid UTF-8 anywhere with its own message") {
     auto v = read_json("[1, \"ok\", \"\xe2\x82\"]");
     REQUIRE_FALSE(v.has_value());
     CHECK(v.error().message == "invalid JSON at byte 11: invalid UTF-8 byte sequence");
+    // Whatever else is wrong before it.
+    CHECK(refusal("{\"a\": 1, \"a\": 2, \"b\": \"\xff\"}") == "(root): utf8 invalid UTF-8 byte sequence");
+    CHECK(refusal("[1,, \"\xff\"]") == "(root): utf8 invalid UTF-8 byte sequence");
+    CHECK(refusal("{} \"\xff\"") == "(root): utf8 invalid UTF-8 byte sequence");
+}
+
+namespace {
+
+// Well-formed UTF-8 as the Unicode Standard's table 3-7 has it.
+bool well_formed_utf8(std::string_view s) {
+    auto in = [](unsigned char c, unsigned lo, unsigned hi) { return c >= lo && c <= hi; };
+    for (std::size_t i = 0; i < s.size();) {
+        auto b = [&](std::size_t k) { return i + k < s.size() ? (unsigned char)s[i + k] : 0u; };
+        std::size_t n = 0;
+        if (b(0) <= 0x7f)
+            n = 1;
+        else if (in(b(0), 0xc2, 0xdf) && in(b(1), 0x80, 0xbf))
+            n = 2;
+        else if ((b(0) == 0xe0 && in(b(1), 0xa0, 0xbf)) || (in(b(0), 0xe1, 0xec) && in(b(1), 0x80, 0xbf)) ||
+                 (b(0) == 0xed && in(b(1), 0x80, 0x9f)) || (in(b(0), 0xee, 0xef) && in(b(1), 0x80, 0xbf)))
+            n = in(b(2), 0x80, 0xbf) ? 3 : 0;
+        else if ((b(0) == 0xf0 && in(b(1), 0x90, 0xbf)) || (in(b(0), 0xf1, 0xf3) && in(b(1), 0x80, 0xbf)) ||
+                 (b(0) == 0xf4 && in(b(1), 0x80, 0x8f)))
+            n = in(b(2), 0x80, 0xbf) && in(b(3), 0x80, 0xbf) ? 4 : 0;
+        if (n == 0)
+            return false;
+        i += n;
+    }
+    return true;
+}
+
+} // namespace
+
+TEST_CASE("a string is refused by the UTF-8 rule exactly when its bytes are not well-formed UTF-8") {
+    // Every sequence of one and two bytes, and three and four bytes over each lead byte with
+    // continuation bytes at the edges of every range of table 3-7.
+    std::vector<std::string> cases;
+    for (unsigned a = 0; a < 256; ++a) {
+        cases.push_back(std::string(1, char(a)));
+        for (unsigned b = 0; b < 256; ++b)
+            cases.push_back({char(a), char(b)});
+    }
+    unsigned char const edges[] = {0x41, 0x7f, 0x80, 0x8f, 0x90, 0x9f, 0xa0, 0xbf, 0xc0};
+    for (unsigned lead = 0xc0; lead < 256; ++lead)
+        for (auto x : edges)
+            for (auto y : edges) {
+                cases.push_back({char(lead), char(x), char(y)});
+                for (auto z : edges)
+                    cases.push_back({char(lead), char(x), char(y), char(z)});
+            }
+    std::size_t refused_as_utf8 = 0;
+    for (auto const& bytes : cases) {
+        auto v = read_json("\"" + bytes + "\"");
+        bool const by_utf8_rule = !v && v.error().violations.at(0).keyword == agentrt::boundary_rule::utf8;
+        refused_as_utf8 += by_utf8_rule;
+        if (by_utf8_rule == well_formed_utf8(bytes))
+            FAIL_CHECK("bytes " << agentrt::canonical_json(boost::json::string(bytes)) << " are "
+                                << (well_formed_utf8(bytes) ? "" : "not ") << "well-formed, yet "
+                                << (v ? "accepted" : v.error().message));
+    }
+    CHECK(refused_as_utf8 > cases.size() / 2);
 }
 
 TEST_CASE("the boundary refuses a \\u escape of an unpaired surrogate") {
