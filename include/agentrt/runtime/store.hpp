@@ -14,6 +14,7 @@
 #include <agentrt/runtime/engine.hpp>
 #include <agentrt/runtime/records.hpp>
 
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <filesystem>
@@ -41,10 +42,21 @@ struct lmdb_options {
     std::size_t max_map_bytes = std::size_t{1} << 40;
 };
 
+// What only the PostgreSQL engine reads. A store's threads share a pool of connections, each held
+// for one transaction; the liveness connection (see docs/runtime.md) is one more.
+struct postgresql_options {
+    // At most this many at once (mind the server's max_connections across every worker); a thread
+    // past them waits for one to come back.
+    std::size_t max_connections = 16;
+    // How long it waits before its transaction fails with errc::store_failed.
+    std::chrono::milliseconds connection_wait{30'000};
+};
+
 struct store_options {
     agentrt::durability durability = durability::power_loss;
     store_access access = store_access::writer;
     lmdb_options lmdb = {};
+    postgresql_options postgresql = {};
 };
 
 // Where a store lives: "lmdb:PATH", or a plain path (a directory), for the LMDB engine;

@@ -2,8 +2,10 @@
 
 #include "errors.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <thread>
+#include <utility>
 
 namespace agentrt::pg_detail {
 
@@ -53,23 +55,71 @@ std::unique_ptr<pqxx::connection> connection_pool::connect() const {
     return c;
 }
 
-std::unique_ptr<pqxx::connection> connection_pool::take() {
-    {
-        std::lock_guard lock(mutex_);
+connection_pool::lease connection_pool::take() {
+    std::unique_lock lock(mutex_);
+    auto const deadline = std::chrono::steady_clock::now() + options_.connection_wait;
+    std::size_t const cap = std::max<std::size_t>(options_.max_connections, 1);
+    for (;;) {
         if (!idle_.empty()) {
             auto c = std::move(idle_.back());
             idle_.pop_back();
-            return c;
+            return lease(*this, std::move(c));
         }
+        if (open_ < cap)
+            break;
+        if (returned_.wait_until(lock, deadline) == std::cv_status::timeout && idle_.empty() && open_ >= cap)
+            throw exception(err(errc::store_failed, "store " + shown_ + ": all " + std::to_string(cap) +
+                                                        " connections stayed busy for " +
+                                                        std::to_string(options_.connection_wait.count()) +
+                                                        " ms (postgresql_options::max_connections)"));
     }
-    return connect();
+    ++open_; // counted before connecting, so that threads connecting at once keep within the cap
+    lock.unlock();
+    try {
+        return lease(*this, connect());
+    } catch (...) {
+        forget(nullptr);
+        throw;
+    }
 }
 
-void connection_pool::give_back(std::unique_ptr<pqxx::connection> c) {
-    if (!c || !c->is_open())
+void connection_pool::give_back(std::unique_ptr<pqxx::connection> c) noexcept {
+    if (!c)
         return;
+    if (!c->is_open())
+        return forget(std::move(c));
+    {
+        std::lock_guard lock(mutex_);
+        idle_.push_back(std::move(c));
+    }
+    returned_.notify_one();
+}
+
+void connection_pool::forget(std::unique_ptr<pqxx::connection> c) noexcept {
+    c.reset();
+    {
+        std::lock_guard lock(mutex_);
+        --open_;
+    }
+    returned_.notify_one();
+}
+
+void connection_pool::lease::drop() noexcept {
+    if (!c_)
+        return;
+    std::vector<std::unique_ptr<pqxx::connection>> stale;
+    {
+        std::lock_guard lock(pool_->mutex_);
+        stale.swap(pool_->idle_);
+        pool_->open_ -= stale.size();
+    }
+    pool_->forget(std::move(c_));
+    pool_->returned_.notify_all();
+}
+
+std::size_t connection_pool::open_connections() const {
     std::lock_guard lock(mutex_);
-    idle_.push_back(std::move(c));
+    return open_;
 }
 
 namespace {
@@ -88,7 +138,35 @@ errc code_of(pqxx::sql_error const& e) {
 
 } // namespace
 
+namespace {
+
+// The transaction this thread is inside, and its pool's.
+struct current_transaction {
+    connection_pool const* pool = nullptr;
+    pqxx::dbtransaction* transaction = nullptr;
+};
+thread_local current_transaction current;
+
+class inside {
+public:
+    inside(connection_pool const& pool, pqxx::dbtransaction& t) : saved_(std::exchange(current, {&pool, &t})) {}
+    ~inside() { current = saved_; }
+    inside(inside const&) = delete;
+    inside& operator=(inside const&) = delete;
+
+private:
+    current_transaction saved_;
+};
+
+} // namespace
+
 void in_transaction(connection_pool& pool, txn_kind kind, std::function<void(pqxx::transaction_base&)> const& work) {
+    if (kind == txn_kind::read && current.pool == &pool) {
+        pqxx::subtransaction savepoint(*current.transaction);
+        work(savepoint);
+        savepoint.commit();
+        return;
+    }
     for (int attempt = 1;; ++attempt) {
         auto retry = [&](std::string const& why) {
             if (attempt == max_attempts)
@@ -100,40 +178,36 @@ void in_transaction(connection_pool& pool, txn_kind kind, std::function<void(pqx
         try {
             if (kind == txn_kind::read) {
                 pqxx::transaction<pqxx::repeatable_read, pqxx::read_only> t(*c);
+                inside scope(pool, t);
                 work(t);
                 t.commit();
             } else {
                 pqxx::work t(*c); // READ COMMITTED, with the row locks the writer takes
+                inside scope(pool, t);
                 work(t);
                 t.commit();
             }
-            pool.give_back(std::move(c));
             return;
         } catch (pqxx::in_doubt_error const& e) {
+            c.drop();
             throw exception(err(errc::store_failed, "store " + pool.shown() +
                                                         ": the connection was lost during COMMIT, so whether the "
                                                         "transaction was written is unknown: " +
                                                         said(e)));
         } catch (pqxx::transaction_rollback const& e) { // serialization failure, deadlock
-            pool.give_back(std::move(c));
             retry(said(e));
         } catch (pqxx::unique_violation const& e) { // two transactions inserted one key: the loser sees it next time
-            pool.give_back(std::move(c));
             retry(said(e));
         } catch (pqxx::broken_connection const& e) { // before the commit: nothing was written
+            c.drop();
             retry(said(e));
         } catch (pqxx::sql_error const& e) {
-            if (connection_lost(e)) { // the server ended the session (terminated, shutting down) before the commit
-                retry(said(e));
-                continue;
-            }
-            pool.give_back(std::move(c));
-            throw exception(err(code_of(e), "store " + pool.shown() + ": " + said(e)));
+            if (!connection_lost(e))
+                throw exception(err(code_of(e), "store " + pool.shown() + ": " + said(e)));
+            c.drop(); // the server ended the session (terminated, shutting down) before the commit
+            retry(said(e));
         } catch (pqxx::pqxx_exception const& e) { // libpqxx's own (a conversion, a misuse): typed too
             throw exception(err(errc::store_failed, "store " + pool.shown() + ": " + said(e.base())));
-        } catch (...) {
-            pool.give_back(std::move(c)); // the transaction aborted as it unwound
-            throw;
         }
     }
 }

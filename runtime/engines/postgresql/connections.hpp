@@ -4,9 +4,12 @@
 
 #include <agentrt/catalog/error.hpp>
 #include <agentrt/runtime/engine.hpp>
+#include <agentrt/runtime/store.hpp>
 
 #include <pqxx/pqxx>
 
+#include <chrono>
+#include <condition_variable>
 #include <functional>
 #include <memory>
 #include <mutex>
@@ -20,29 +23,57 @@ std::string redacted(std::string const& uri);
 // What a libpq or libpqxx exception says, on one line.
 std::string said(std::exception const& e);
 
+// At most max_connections open at once; a thread past them waits for one to come back. A connection
+// lost or ended by the server is dropped, and with it every idle one, which the same restart or cut
+// has most likely ended too.
 class connection_pool {
 public:
-    connection_pool(std::string uri, std::string redacted_uri, durability level)
-        : uri_(std::move(uri)), shown_(std::move(redacted_uri)), level_(level) {}
+    connection_pool(std::string uri, std::string redacted_uri, durability level, postgresql_options options)
+        : uri_(std::move(uri)), shown_(std::move(redacted_uri)), level_(level), options_(options) {}
 
-    // A connection set up for the store's durability level (synchronous_commit).
+    // A connection of its own, outside the pool, set up for the store's durability level
+    // (synchronous_commit).
     std::unique_ptr<pqxx::connection> connect() const;
-    std::unique_ptr<pqxx::connection> take();
-    void give_back(std::unique_ptr<pqxx::connection> c);
+
+    // One of the pool's connections, given back when `lease` ends unless dropped first.
+    class lease {
+    public:
+        lease(connection_pool& pool, std::unique_ptr<pqxx::connection> c) : pool_(&pool), c_(std::move(c)) {}
+        lease(lease&&) = delete;
+        ~lease() { pool_->give_back(std::move(c_)); }
+        pqxx::connection& operator*() const noexcept { return *c_; }
+        // The connection is lost: it is closed, and so is every idle one.
+        void drop() noexcept;
+
+    private:
+        connection_pool* pool_;
+        std::unique_ptr<pqxx::connection> c_;
+    };
+    // Waits at most connection_wait for a connection while max_connections are taken.
+    lease take();
 
     std::string const& shown() const noexcept { return shown_; }
+    std::size_t open_connections() const;
 
 private:
+    void give_back(std::unique_ptr<pqxx::connection> c) noexcept;
+    void forget(std::unique_ptr<pqxx::connection> c) noexcept;
+
     std::string uri_, shown_;
     durability level_;
-    std::mutex mutex_;
+    postgresql_options options_;
+    mutable std::mutex mutex_;
+    std::condition_variable returned_;
     std::vector<std::unique_ptr<pqxx::connection>> idle_;
+    std::size_t open_ = 0; // idle or taken
 };
 
 enum class txn_kind { read, write };
 
 // Runs `work` in one transaction (read: REPEATABLE READ, read only; write: READ COMMITTED with the
-// writer's row locks) on a pooled connection and commits it. A deadlock, a serialization failure, two
+// writer's row locks) on a pooled connection and commits it. Called within a transaction of the same
+// pool on this thread (a holder's liveness asked while a write decides on its run), a read runs in a
+// savepoint of that one instead of waiting for a second connection. A deadlock, a serialization failure, two
 // inserts of one key, or a connection lost before the commit aborts the attempt and runs `work`
 // again, a bounded number of times. A connection lost
 // during COMMIT leaves the outcome unknown: errc::store_failed saying so, never a retry. Other

@@ -251,7 +251,8 @@ std::string this_host() {
 class postgresql_engine final : public engine {
 public:
     postgresql_engine(std::string uri, store_options options)
-        : shown_(redacted(uri)), options_(options), pool_(std::move(uri), shown_, options.durability) {}
+        : shown_(redacted(uri)), options_(options),
+          pool_(std::move(uri), shown_, options.durability, options.postgresql) {}
 
     std::string const& location() const noexcept override { return shown_; }
     agentrt::durability durability() const noexcept override { return options_.durability; }
