@@ -2,6 +2,7 @@
 #include <agentrt/testkit/scripted_agent.hpp>
 
 #include "engines/lmdb/keys.hpp"
+#include "engines/lmdb/seal.hpp"
 #include "fixture.hpp"
 
 #include <boost/json/parse.hpp>
@@ -191,6 +192,19 @@ TEST_CASE("verify finds a run record whose head or event count was altered, or a
     CHECK(tampered("head") == "run run-2: its record names no head, though every run has events");
     CHECK(tampered("event_count") == "run run-2: its record counts 11 events, but 10 are stored");
     CHECK(tampered("prev_run") == "run run-3 links to no run before it, though it is not the oldest run");
+}
+
+TEST_CASE("a record is sealed with the CRC-32 of its key and text, big-endian: what every version 3 store holds") {
+    using agentrt::lmdb_detail::seal;
+    using agentrt::lmdb_detail::unseal;
+    // "123456789" is CRC-32's check input; its checksum is 0xCBF43926 however it is split.
+    CHECK(seal("1234", "56789") == "56789\xCB\xF4\x39\x26");
+    CHECK(seal("", "123456789") == "123456789\xCB\xF4\x39\x26");
+    CHECK(seal("", "") == std::string(4, '\0'));
+    CHECK(unseal("1234", "56789\xCB\xF4\x39\x26") == "56789");
+    CHECK_FALSE(unseal("1234", "56788\xCB\xF4\x39\x26"));
+    CHECK_FALSE(unseal("1235", "56789\xCB\xF4\x39\x26"));
+    CHECK_FALSE(unseal("", "123"));
 }
 
 TEST_CASE("a record whose bytes changed behind the runtime fails its checksum: reading it is store_damaged naming "
