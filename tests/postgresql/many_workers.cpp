@@ -33,6 +33,7 @@ std::vector<decision> script() {
 // the store.
 [[noreturn]] void work(std::string const& where, fs::path const& effects) {
     world w;
+    fs::remove_all(w.dir.path); // the store is the database: a worker killed later leaves no directory behind
     w.replace["send_message"] = [&](agentrt::arguments const&, agentrt::call_context const& c) -> agentrt::tool_result {
         std::string line = std::string(c.run_id) + " " + std::to_string(c.step_index) + "\n";
         int fd = ::open(effects.c_str(), O_WRONLY | O_APPEND | O_CREAT, 0600);
