@@ -10,6 +10,7 @@
 
 #include <chrono>
 #include <cstdlib>
+#include <exception>
 #include <map>
 #include <optional>
 #include <sstream>
@@ -61,6 +62,28 @@ fs::path fresh_directory() {
     return pattern;
 }
 
+// Removes a scenario's temporary directory however the scenario ends, unless it failed and its
+// store is to stay for inspection.
+class temporary_directory {
+public:
+    temporary_directory(fs::path dir, scenario_result const& result, bool keep_failed)
+        : dir_(std::move(dir)), result_(result), keep_failed_(keep_failed) {}
+    ~temporary_directory() {
+        bool const failed = std::uncaught_exceptions() > 0 || !result_.ok();
+        if (dir_.empty() || (failed && keep_failed_))
+            return;
+        std::error_code ec;
+        fs::remove_all(dir_, ec);
+    }
+    temporary_directory(temporary_directory const&) = delete;
+    temporary_directory& operator=(temporary_directory const&) = delete;
+
+private:
+    fs::path dir_;
+    scenario_result const& result_;
+    bool keep_failed_;
+};
+
 void check_records(scenario_result& r, std::vector<crash> const& requested) {
     for (auto const& c : requested)
         if (std::find(r.crashes_fired.begin(), r.crashes_fired.end(), c) == r.crashes_fired.end())
@@ -106,6 +129,7 @@ scenario_result run_scenario_with(scenario const& s, std::vector<crash> const& c
 
     scenario_result result;
     result.store = location;
+    temporary_directory cleanup(temporary ? dir : fs::path(), result, s.keep_failed_store);
     int process = 0;
     {
         // Created before the first process, so that no kill can land inside the store's creation.
@@ -190,8 +214,6 @@ scenario_result run_scenario_with(scenario const& s, std::vector<crash> const& c
         return result;
     }
     check_records(result, crashes);
-    if (temporary && (result.ok() || !s.keep_failed_store))
-        fs::remove_all(dir);
     return result;
 }
 

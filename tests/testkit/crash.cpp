@@ -168,6 +168,19 @@ TEST_SUITE("testkit") {
         CHECK_FALSE(failed.ok());
         CHECK(std::filesystem::exists(failed.store));
         std::filesystem::remove_all(failed.store.parent_path());
+
+        // However it fails: here the loop never begins the run, so there is no run to read back.
+        auto s = shop_scenario();
+        s.agent = nullptr;
+        s.loop = [](agentrt::gate&, loop_start const&) -> agentrt::result<void> { return {}; };
+        auto kept = run_scenario(s);
+        CHECK_FALSE(kept.ok());
+        CHECK(std::filesystem::exists(kept.store));
+        std::filesystem::remove_all(kept.store.parent_path());
+        s.keep_failed_store = false;
+        auto removed = run_scenario(s);
+        CHECK_FALSE(removed.ok());
+        CHECK_FALSE(std::filesystem::exists(std::filesystem::path(removed.store).parent_path()));
     }
 
     TEST_CASE("crash harness: explore_random tries schedules of several crashes and finds nothing wrong") {

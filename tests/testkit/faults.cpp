@@ -167,6 +167,7 @@ TEST_SUITE("testkit") {
 
     TEST_CASE("explore_faults: a gate loop that lets a storage error escape as an exception is reported") {
         auto s = shop_scenario();
+        s.keep_failed_store = false; // failing is the point
         s.agent = nullptr;
         s.loop = [](agentrt::gate& g, loop_start const& start) -> agentrt::result<void> {
             auto session = start.resume ? g.attach(start.run_id).value()
@@ -193,6 +194,7 @@ TEST_SUITE("testkit") {
 
     TEST_CASE("explore_faults: a scenario that writes nothing is reported, since no fault could fire") {
         auto s = shop_scenario();
+        s.keep_failed_store = false;
         s.agent = nullptr;
         s.loop = [](agentrt::gate&, loop_start const&) -> agentrt::result<void> { return {}; };
         test_support::recording_reporter recorded;
