@@ -92,6 +92,42 @@ TEST_CASE("a location's password never appears in what the store says of itself"
     CHECK(s.error().message.find("postgresql://agentrt:***@127.0.0.1:1/nowhere") != std::string::npos);
 }
 
+// The statements a store sent, as the server logged them: one log entry per round trip (a simple
+// query carries all its statements in one message). The liveness check is not a step's.
+int round_trips(std::string const& log) {
+    int n = 0;
+    for (auto at = log.find("statement: "); at != std::string::npos; at = log.find("statement: ", at + 1))
+        if (log.compare(at, 21, "statement: SELECT 1\n") != 0)
+            ++n;
+    return n;
+}
+
+TEST_CASE("a tool call step costs eight round trips: BEGIN travels with the first read, the writes with COMMIT, "
+          "and a run comes with its last steps and its approvals") {
+    world w;
+    test_support::private_postgres_server server;
+    auto s = agentrt::store::open(server.uri() + "&options=-clog_statement%3Dall").value();
+    auto options = w.options();
+    options.limits.loop_threshold = 0; // the same call again and again is the point here
+    agentrt::gate g(s, w.table, w.policy, options);
+    auto session = g.begin("count the round trips").value();
+    (void)session.open_step().value();
+    int const before = round_trips(server.log());
+    constexpr int steps = 5;
+    for (int i = 0; i < steps; ++i) {
+        REQUIRE(session.propose(decision::call("lookup_order", lookup_args)).value().status ==
+                agentrt::step_status::executing);
+        REQUIRE(session.execute().value().status == agentrt::step_status::done);
+        (void)session.open_step().value();
+    }
+    int const sent = round_trips(server.log()) - before;
+    CHECK(w.calls["lookup_order"] == steps);
+    // Two read snapshots (the policy's view, the check before the tool) of two round trips each,
+    // and two writes (the tool's start, its outcome with the next step) of two each.
+    CHECK(sent <= 8 * steps);
+    CHECK(sent >= 4 * steps); // the log is the one the store's sessions write
+}
+
 TEST_CASE("a run held by a killed worker of another process is taken over at once") {
     world w;
     auto where = fresh_postgres_store();

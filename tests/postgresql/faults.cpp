@@ -91,6 +91,38 @@ TEST_CASE("a statement timeout behind a lock another session holds is a typed er
     CHECK(w.calls["send_message"] == 1);
 }
 
+TEST_CASE("a statement that fails inside a write fails the write even when the work goes on: its commit never "
+          "rolls back in silence") {
+    world w;
+    auto where = test_support::fresh_postgres_store();
+    { auto create = agentrt::store::open(where).value(); }
+    auto s = agentrt::store::open(where + "%20-cstatement_timeout%3D300").value();
+    agentrt::gate g(s, w.table, w.policy, w.options());
+    auto session = g.begin("mail").value();
+    auto const id = session.run_id();
+    auto events = agentrt::read_events(s, id).value().size();
+    bool read_refused = false;
+    {
+        pqxx::connection other(test_support::postgres_uri() + "&options=-csearch_path%3D" +
+                               test_support::schema_of(where));
+        pqxx::work holding(other);
+        holding.exec("LOCK TABLE agentrt_model_calls IN ACCESS EXCLUSIVE MODE");
+        CHECK_THROWS_AS(s.write([&](agentrt::store_writer& wr) {
+            auto run = wr.run(id).value();
+            wr.append(run, agentrt::event_type::step_tool_finished, {{"step", 0}}, 0);
+            wr.put(run);
+            try {
+                (void)wr.model_calls(id); // behind the lock: the statement times out
+            } catch (std::exception const&) {
+                read_refused = true; // and the work goes on as if nothing had happened
+            }
+        }),
+                        agentrt::exception);
+    }
+    CHECK(read_refused);
+    CHECK(agentrt::read_events(s, id).value().size() == events);
+}
+
 TEST_CASE("the server ending a worker's liveness session: its next write takes the lock again, so the worker is not "
           "taken for dead") {
     world w;

@@ -5,6 +5,8 @@
 #include <atomic>
 #include <cstdio>
 #include <cstdlib>
+#include <fstream>
+#include <iterator>
 #include <memory>
 #include <stdexcept>
 #include <unistd.h>
@@ -69,6 +71,11 @@ private_postgres_server::private_postgres_server() {
 
 private_postgres_server::~private_postgres_server() {
     (void)std::system((std::string(AGENTRT_POSTGRES_SERVER) + " stop " + dir_).c_str());
+}
+
+std::string private_postgres_server::log() const {
+    std::ifstream in(dir_ + "/server.log");
+    return std::string(std::istreambuf_iterator<char>(in), {});
 }
 
 void private_postgres_server::restart() {

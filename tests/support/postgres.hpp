@@ -32,6 +32,8 @@ public:
     std::string const& uri() const noexcept { return uri_; }
     // Stops the server as a crash would and starts it again; returns once it accepts connections.
     void restart();
+    // What the server has logged so far.
+    std::string log() const;
 
 private:
     std::string dir_, uri_;

@@ -138,18 +138,114 @@ errc code_of(pqxx::sql_error const& e) {
 
 } // namespace
 
+transaction::transaction(pqxx::connection& c, txn_kind kind) : t_(c), kind_(kind) {}
+
+pqxx::result transaction::exec(std::string_view sql) {
+    std::string text;
+    if (!open_)
+        text = kind_ == txn_kind::read ? "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY;\n" : "BEGIN;\n";
+    text += queued_;
+    text += sql;
+    queued_.clear();
+    open_ = true; // from here on, whatever reached the server is rolled back on failure
+    try {
+        return t_.exec(text);
+    } catch (...) {
+        if (!failure_)
+            failure_ = std::current_exception();
+        throw;
+    }
+}
+
+void transaction::enter_savepoint() {
+    queue("SAVEPOINT agentrt_nested_read");
+}
+
+void transaction::leave_savepoint(bool failed) noexcept {
+    std::string_view const set = "SAVEPOINT agentrt_nested_read;\n";
+    if (!failure_) {
+        if (queued_.ends_with(set)) // the nested read sent nothing: nor need its savepoint be sent
+            queued_.resize(queued_.size() - set.size());
+        else
+            queue("RELEASE SAVEPOINT agentrt_nested_read");
+        return;
+    }
+    if (!failed)
+        return;
+    try {
+        // When what failed came after the savepoint, the transaction is whole again; when the
+        // writes queued before it failed, there is no savepoint and the failure stands.
+        t_.exec("ROLLBACK TO SAVEPOINT agentrt_nested_read;\nRELEASE SAVEPOINT agentrt_nested_read");
+        failure_ = nullptr;
+    } catch (...) {
+    }
+}
+
+void transaction::queue(std::string_view statement) {
+    queued_ += statement;
+    queued_ += ";\n";
+}
+
+std::string transaction::bytea(std::string_view bytes) {
+    return t_.quote_raw(reinterpret_cast<unsigned char const*>(bytes.data()), bytes.size());
+}
+
+void transaction::commit() {
+    if (failure_) // a statement failed and `work` went on: COMMIT would quietly roll back
+        std::rethrow_exception(failure_);
+    if (!open_ && queued_.empty())
+        return; // nothing was sent: there is no transaction
+    if (!open_)
+        exec(""); // BEGIN sent apart from COMMIT: a link already dead is then a plain retry, not a doubt
+    std::string text = std::move(queued_) + "COMMIT";
+    queued_.clear();
+    if (kind_ == txn_kind::read) {
+        open_ = false;
+        try {
+            t_.exec(text);
+        } catch (std::exception const&) {
+            lost_ = true; // what was read stands; the connection does not
+        }
+        return;
+    }
+    try {
+        t_.exec(text);
+        open_ = false;
+    } catch (pqxx::broken_connection const& e) {
+        open_ = false;
+        throw pqxx::in_doubt_error(e.what());
+    } catch (pqxx::sql_error const& e) {
+        if (!connection_lost(e))
+            throw; // a statement failed: the transaction is aborted, COMMIT never ran
+        open_ = false;
+        throw pqxx::in_doubt_error(e.what());
+    }
+}
+
+bool transaction::rollback() noexcept {
+    if (!open_)
+        return true;
+    open_ = false;
+    try {
+        t_.exec("ROLLBACK");
+        return true;
+    } catch (...) {
+        return false;
+    }
+}
+
 namespace {
 
 // The transaction this thread is inside, and its pool's.
 struct current_transaction {
     connection_pool const* pool = nullptr;
-    pqxx::dbtransaction* transaction = nullptr;
+    transaction* open = nullptr;
 };
 thread_local current_transaction current;
 
 class inside {
 public:
-    inside(connection_pool const& pool, pqxx::dbtransaction& t) : saved_(std::exchange(current, {&pool, &t})) {}
+    inside(connection_pool const& pool, transaction& t) : saved_(std::exchange(current, {&pool, &t})) {}
     ~inside() { current = saved_; }
     inside(inside const&) = delete;
     inside& operator=(inside const&) = delete;
@@ -160,55 +256,79 @@ private:
 
 } // namespace
 
-void in_transaction(connection_pool& pool, txn_kind kind, std::function<void(pqxx::transaction_base&)> const& work) {
+void in_transaction(connection_pool& pool, txn_kind kind, std::function<void(transaction&)> const& work) {
     if (kind == txn_kind::read && current.pool == &pool) {
-        pqxx::subtransaction savepoint(*current.transaction);
-        work(savepoint);
-        savepoint.commit();
+        auto& t = *current.open;
+        t.enter_savepoint();
+        try {
+            work(t);
+        } catch (...) {
+            t.leave_savepoint(true);
+            throw;
+        }
+        t.leave_savepoint(false);
         return;
     }
     for (int attempt = 1;; ++attempt) {
-        auto retry = [&](std::string const& why) {
-            if (attempt == max_attempts)
-                throw exception(err(errc::store_failed, "store " + pool.shown() + ": gave up after " +
-                                                            std::to_string(max_attempts) + " attempts: " + why));
-            std::this_thread::sleep_for(std::chrono::microseconds(100 << std::min(attempt, 10)));
-        };
-        auto c = pool.take();
-        try {
-            if (kind == txn_kind::read) {
-                pqxx::transaction<pqxx::repeatable_read, pqxx::read_only> t(*c);
-                inside scope(pool, t);
-                work(t);
-                t.commit();
-            } else {
-                pqxx::work t(*c); // READ COMMITTED, with the row locks the writer takes
-                inside scope(pool, t);
-                work(t);
-                t.commit();
+        std::string again; // why this attempt is to be run again
+        {
+            auto c = pool.take();
+            bool told = true; // the server knows the attempt ended
+            try {
+                bool lost = false;
+                {
+                    transaction t(*c, kind);
+                    inside scope(pool, t);
+                    try {
+                        work(t);
+                        t.commit();
+                    } catch (...) {
+                        told = t.rollback();
+                        t.rethrow_failure(); // the statement that failed, not what `work` made of it
+                        throw;
+                    }
+                    lost = t.lost();
+                } // the transaction object ends before its connection may
+                if (lost)
+                    c.drop();
+                return;
+            } catch (pqxx::in_doubt_error const& e) {
+                c.drop();
+                throw exception(err(errc::store_failed, "store " + pool.shown() +
+                                                            ": the connection was lost during COMMIT, so whether the "
+                                                            "transaction was written is unknown: " +
+                                                            said(e)));
+            } catch (pqxx::transaction_rollback const& e) { // serialization failure, deadlock
+                again = said(e);
+            } catch (pqxx::unique_violation const& e) { // two inserted one key: the loser sees it next time
+                again = said(e);
+            } catch (pqxx::broken_connection const& e) { // before the commit: nothing was written
+                told = false;
+                again = said(e);
+            } catch (pqxx::sql_error const& e) {
+                if (!connection_lost(e)) {
+                    if (!told)
+                        c.drop();
+                    throw exception(err(code_of(e), "store " + pool.shown() + ": " + said(e)));
+                }
+                told = false; // the server ended the session (terminated, shutting down) before the commit
+                again = said(e);
+            } catch (pqxx::pqxx_exception const& e) { // libpqxx's own (a conversion, a misuse): typed too
+                if (!told)
+                    c.drop();
+                throw exception(err(errc::store_failed, "store " + pool.shown() + ": " + said(e.base())));
+            } catch (...) {
+                if (!told)
+                    c.drop();
+                throw;
             }
-            return;
-        } catch (pqxx::in_doubt_error const& e) {
-            c.drop();
-            throw exception(err(errc::store_failed, "store " + pool.shown() +
-                                                        ": the connection was lost during COMMIT, so whether the "
-                                                        "transaction was written is unknown: " +
-                                                        said(e)));
-        } catch (pqxx::transaction_rollback const& e) { // serialization failure, deadlock
-            retry(said(e));
-        } catch (pqxx::unique_violation const& e) { // two transactions inserted one key: the loser sees it next time
-            retry(said(e));
-        } catch (pqxx::broken_connection const& e) { // before the commit: nothing was written
-            c.drop();
-            retry(said(e));
-        } catch (pqxx::sql_error const& e) {
-            if (!connection_lost(e))
-                throw exception(err(code_of(e), "store " + pool.shown() + ": " + said(e)));
-            c.drop(); // the server ended the session (terminated, shutting down) before the commit
-            retry(said(e));
-        } catch (pqxx::pqxx_exception const& e) { // libpqxx's own (a conversion, a misuse): typed too
-            throw exception(err(errc::store_failed, "store " + pool.shown() + ": " + said(e.base())));
-        }
+            if (!told)
+                c.drop();
+        } // the connection goes back before the pause: other threads need not wait out this one's
+        if (attempt == max_attempts)
+            throw exception(err(errc::store_failed, "store " + pool.shown() + ": gave up after " +
+                                                        std::to_string(max_attempts) + " attempts: " + again));
+        std::this_thread::sleep_for(std::chrono::microseconds(100 << std::min(attempt, 10)));
     }
 }
 

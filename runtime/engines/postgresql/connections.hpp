@@ -10,6 +10,7 @@
 
 #include <chrono>
 #include <condition_variable>
+#include <exception>
 #include <functional>
 #include <memory>
 #include <mutex>
@@ -70,14 +71,60 @@ private:
 
 enum class txn_kind { read, write };
 
+// One transaction on a pooled connection. Its statements go as simple-query text, so that BEGIN and
+// the writes queued since the last read travel with the next read, and the last writes with COMMIT:
+// a transaction that reads once costs two round trips, not one per statement.
+class transaction {
+public:
+    transaction(pqxx::connection& c, txn_kind kind);
+    transaction(transaction const&) = delete;
+    transaction& operator=(transaction const&) = delete;
+
+    // Sends what is queued, then `sql`; the result of the last statement of `sql`.
+    pqxx::result exec(std::string_view sql);
+    // Sent with the next exec, or with the commit.
+    void queue(std::string_view statement);
+    std::size_t queued_bytes() const noexcept { return queued_.size(); }
+
+    // The bytes as a bytea literal.
+    std::string bytea(std::string_view bytes);
+
+    // A statement failed and `work` went on regardless: commit throws that failure again.
+    // A read's commit ends its snapshot. A write's sends its queued statements with COMMIT; a link
+    // lost during it throws pqxx::in_doubt_error: the transaction may or may not have been written.
+    void commit();
+    // False when the connection could not be told (and must not be used again).
+    bool rollback() noexcept;
+    // Throws the failure kept for commit, if there is one.
+    void rethrow_failure() const {
+        if (failure_)
+            std::rethrow_exception(failure_);
+    }
+    // A read nested in this transaction runs in a savepoint, set and released with the statements
+    // around it: a statement of it that fails leaves the transaction as it was.
+    void enter_savepoint();
+    void leave_savepoint(bool failed) noexcept;
+
+    // A read's commit did not reach the server: the connection is not to be used again.
+    bool lost() const noexcept { return lost_; }
+
+private:
+    pqxx::nontransaction t_;
+    txn_kind kind_;
+    std::string queued_;
+    bool open_ = false; // BEGIN was sent
+    bool lost_ = false;
+    std::exception_ptr failure_; // the first statement that failed, unless a savepoint undid it
+};
+
 // Runs `work` in one transaction (read: REPEATABLE READ, read only; write: READ COMMITTED with the
 // writer's row locks) on a pooled connection and commits it. Called within a transaction of the same
-// pool on this thread (a holder's liveness asked while a write decides on its run), a read runs in a
-// savepoint of that one instead of waiting for a second connection. A deadlock, a serialization failure, two
-// inserts of one key, or a connection lost before the commit aborts the attempt and runs `work`
-// again, a bounded number of times. A connection lost
-// during COMMIT leaves the outcome unknown: errc::store_failed saying so, never a retry. Other
-// database errors are agentrt::exception (errc::store_failed; errc::storage_full for a full disk).
-void in_transaction(connection_pool& pool, txn_kind kind, std::function<void(pqxx::transaction_base&)> const& work);
+// pool on this thread (a holder's liveness asked while a write decides on its run), a read runs in
+// a savepoint of that transaction instead of waiting for a second connection. A deadlock, a serialization failure,
+// two inserts of one key, or a connection lost before the commit aborts the attempt and runs `work`
+// again, a bounded number of times. A connection lost during COMMIT leaves the outcome unknown:
+// errc::store_failed saying so, never a retry. Other database errors are agentrt::exception
+// (errc::store_failed; errc::storage_full for a full disk).
+void in_transaction(connection_pool& pool, txn_kind kind, std::function<void(transaction&)> const& work);
 
 } // namespace agentrt::pg_detail

@@ -10,6 +10,7 @@
 #include <charconv>
 #include <chrono>
 #include <cstdint>
+#include <map>
 #include <mutex>
 #include <set>
 #include <unistd.h>
@@ -37,9 +38,6 @@ INSERT INTO agentrt_meta (key, value) VALUES ('run_chain_head'::bytea, ''::bytea
 
 constexpr long long schema_lock_key = 0x61676e7472740001; // "agntrt" 1
 
-pqxx::binarystring bytes(std::string_view s) {
-    return pqxx::binarystring(s.data(), s.size());
-}
 std::string text_of(pqxx::field const& f) {
     return pqxx::binarystring(f).str();
 }
@@ -60,72 +58,98 @@ long long holder_key(std::string_view host, std::int64_t pid) {
     return static_cast<long long>(h);
 }
 
+// What one statement brings of a run: its record, its last two steps and its first approvals, the
+// reads a step of the runtime makes of its run, in one round trip instead of three.
+struct run_bundle {
+    static constexpr std::size_t steps_kept = 2, approvals_kept = 64;
+
+    std::optional<std::string> run;
+    std::vector<std::pair<std::uint64_t, std::string>> steps; // ascending index
+    std::vector<std::string> approvals;                       // by step, then sequence
+    bool more_approvals = false;
+
+    // Whether the bundle says what step `index` is (absent included).
+    bool knows_step(std::uint64_t index) const { return steps.size() < steps_kept || index >= steps.front().first; }
+    std::optional<std::string> step(std::uint64_t index) const {
+        for (auto const& [i, text] : steps)
+            if (i == index)
+                return text;
+        return std::nullopt;
+    }
+};
+
 // Reads of one transaction. In a write, a run's row and a meta row are read FOR UPDATE: every write
 // of the runtime reads its run first, so the writers of one run queue on its row, and those that
 // create runs on the chain head, each seeing what the one before it committed.
 class reader_impl : public virtual store_reader {
 public:
-    reader_impl(pqxx::transaction_base& t, bool locking) : t_(t), lock_(locking ? " FOR UPDATE" : "") {}
+    reader_impl(transaction& t, bool locking) : t_(t), lock_(locking ? " FOR UPDATE" : "") {}
 
     std::optional<run_record> run(std::string_view id) const override {
-        flush();
-        auto r = t_.exec_params("SELECT record FROM agentrt_runs WHERE id = $1" + lock_, bytes(id));
-        if (r.empty()) {
-            if (!lock_.empty())
-                absent_.emplace(id);
+        auto const& b = bundle_of(id);
+        if (!b.run)
             return std::nullopt;
-        }
-        if (!lock_.empty())
-            present_.emplace(id);
-        return run_from_json(parse_record_text(text_of(r[0][0])));
+        return run_from_json(parse_record_text(*b.run));
     }
     std::vector<run_record> runs_before(std::uint64_t before_order, std::size_t limit) const override {
-        flush();
-        auto r = t_.exec_params("SELECT record FROM agentrt_runs WHERE ($1::bigint = 0 OR run_order < $1::bigint) "
-                                "ORDER BY run_order DESC LIMIT $2::bigint",
-                                signed_of(before_order), signed_of(std::min<std::uint64_t>(limit, INT64_MAX)));
-        return all_of(r, run_from_json);
+        auto order = signed_of(before_order);
+        return all_of(t_.exec("SELECT record FROM agentrt_runs" +
+                              (order == 0 ? std::string() : " WHERE run_order < " + std::to_string(order)) +
+                              " ORDER BY run_order DESC LIMIT " +
+                              std::to_string(std::min<std::uint64_t>(limit, INT64_MAX))),
+                      run_from_json);
     }
     std::optional<step_record> step(std::string_view run_id, std::uint64_t index) const override {
-        flush();
-        auto r = t_.exec_params("SELECT record FROM agentrt_steps WHERE run_id = $1 AND idx = $2", bytes(run_id),
-                                signed_of(index));
+        if (auto b = bundles_.find(run_id); b != bundles_.end() && b->second.knows_step(index)) {
+            auto text = b->second.step(index);
+            if (!text)
+                return std::nullopt;
+            return step_from_json(parse_record_text(*text));
+        }
+        auto r = t_.exec("SELECT record FROM agentrt_steps WHERE run_id = " + t_.bytea(run_id) +
+                         " AND idx = " + std::to_string(signed_of(index)));
         if (r.empty())
             return std::nullopt;
         return step_from_json(parse_record_text(text_of(r[0][0])));
     }
     std::vector<step_record> steps(std::string_view run_id) const override {
-        flush();
-        return all_of(t_.exec_params("SELECT record FROM agentrt_steps WHERE run_id = $1 ORDER BY idx", bytes(run_id)),
+        if (auto b = bundles_.find(run_id); b != bundles_.end() && b->second.steps.size() < run_bundle::steps_kept) {
+            std::vector<step_record> out;
+            for (auto const& [i, text] : b->second.steps)
+                out.push_back(step_from_json(parse_record_text(text)));
+            return out;
+        }
+        return all_of(t_.exec("SELECT record FROM agentrt_steps WHERE run_id = " + t_.bytea(run_id) + " ORDER BY idx"),
                       step_from_json);
     }
     std::vector<approval_record> approvals(std::string_view run_id) const override {
-        flush();
+        if (auto b = bundles_.find(run_id); b != bundles_.end() && !b->second.more_approvals) {
+            std::vector<approval_record> out;
+            for (auto const& text : b->second.approvals)
+                out.push_back(approval_from_json(parse_record_text(text)));
+            return out;
+        }
         return all_of(
-            t_.exec_params("SELECT record FROM agentrt_approvals WHERE run_id = $1 ORDER BY step, seq", bytes(run_id)),
+            t_.exec("SELECT record FROM agentrt_approvals WHERE run_id = " + t_.bytea(run_id) + " ORDER BY step, seq"),
             approval_from_json);
     }
     std::vector<event_record> events(std::string_view run_id) const override {
-        flush();
-        return all_of(t_.exec_params("SELECT record FROM agentrt_events WHERE run_id = $1 ORDER BY seq", bytes(run_id)),
+        return all_of(t_.exec("SELECT record FROM agentrt_events WHERE run_id = " + t_.bytea(run_id) + " ORDER BY seq"),
                       event_from_json);
     }
     std::vector<model_call_record> model_calls(std::string_view run_id) const override {
-        flush();
         return all_of(
-            t_.exec_params("SELECT record FROM agentrt_model_calls WHERE run_id = $1 ORDER BY seq", bytes(run_id)),
+            t_.exec("SELECT record FROM agentrt_model_calls WHERE run_id = " + t_.bytea(run_id) + " ORDER BY seq"),
             model_call_from_json);
     }
     std::optional<std::string> meta(std::string_view key) const override {
-        flush();
-        auto r = t_.exec_params("SELECT value FROM agentrt_meta WHERE key = $1" + lock_, bytes(key));
+        auto r = t_.exec("SELECT value FROM agentrt_meta WHERE key = " + t_.bytea(key) + lock_);
         if (r.empty())
             return std::nullopt;
         return text_of(r[0][0]);
     }
     std::optional<std::string> tool_spec(std::string_view hash) const override {
-        flush();
-        auto r = t_.exec_params("SELECT spec FROM agentrt_tool_specs WHERE hash = $1", bytes(hash));
+        auto r = t_.exec("SELECT spec FROM agentrt_tool_specs WHERE hash = " + t_.bytea(hash));
         if (r.empty())
             return std::nullopt;
         return text_of(r[0][0]);
@@ -141,53 +165,81 @@ protected:
         return out;
     }
 
-    pqxx::transaction_base& t_;
+    // The run's bundle, read once per transaction (again after this write changed the run). In a
+    // write the run's row is locked by a statement of its own first: under READ COMMITTED the
+    // bundle's statement then starts after the lock was granted, and sees what the writer before
+    // committed.
+    run_bundle const& bundle_of(std::string_view id) const {
+        if (auto known = bundles_.find(id); known != bundles_.end())
+            return known->second;
+        auto key = t_.bytea(id);
+        std::string sql;
+        if (!lock_.empty())
+            sql = "SELECT 1 FROM agentrt_runs WHERE id = " + key + " FOR UPDATE;\n";
+        sql += "SELECT 0, 0::bigint, 0::bigint, record FROM agentrt_runs WHERE id = " + key +
+               " UNION ALL (SELECT 1, idx, 0, record FROM agentrt_steps WHERE run_id = " + key +
+               " ORDER BY idx DESC LIMIT " + std::to_string(run_bundle::steps_kept) +
+               ") UNION ALL (SELECT 2, step, seq, record FROM agentrt_approvals WHERE run_id = " + key +
+               " ORDER BY step, seq LIMIT " + std::to_string(run_bundle::approvals_kept + 1) + ") ORDER BY 1, 2, 3";
+        run_bundle b;
+        for (auto const& row : t_.exec(sql)) {
+            switch (row[0].as<int>()) {
+            case 0:
+                b.run = text_of(row[3]);
+                break;
+            case 1:
+                b.steps.emplace_back(row[1].as<std::uint64_t>(), text_of(row[3]));
+                break;
+            default:
+                b.approvals.push_back(text_of(row[3]));
+            }
+        }
+        if (b.approvals.size() > run_bundle::approvals_kept) {
+            b.approvals.clear();
+            b.more_approvals = true;
+        }
+        if (!lock_.empty())
+            (b.run ? present_ : absent_).emplace(id);
+        return bundles_.emplace(std::string(id), std::move(b)).first->second;
+    }
+
+    transaction& t_;
     std::string lock_;
+    mutable std::map<std::string, run_bundle, std::less<>> bundles_;
     // Runs this write read as absent: there is no row to lock, so a put creating one must be a plain
     // insert, which fails when another writer created it meanwhile (and the attempt is run again).
     mutable std::set<std::string, std::less<>> absent_;
     mutable std::set<std::string, std::less<>> present_; // and as present, locked: a put updates it
-
-public:
-    // Sends the writer's puts not yet sent, all in one round trip; every read first, and the commit.
-    void flush() const {
-        if (pending_.empty())
-            return;
-        std::string sql;
-        sql.swap(pending_);
-        t_.exec(sql);
-    }
-
-protected:
-    mutable std::string pending_;
 };
 
-// A write's puts are buffered and sent together before its next read and before its commit, so a
-// step's records cost one round trip, not one each.
+// A write's puts are queued and sent together with its next read or with its commit, so a step's
+// records cost no round trip of their own.
 class writer_impl final : public reader_impl, public engine_writer {
 public:
-    explicit writer_impl(pqxx::transaction_base& t) : reader_impl(t, true) {}
+    explicit writer_impl(transaction& t) : reader_impl(t, true) {}
 
 private:
-    std::string raw(std::string_view bytes) const {
-        return t_.quote_raw(reinterpret_cast<unsigned char const*>(bytes.data()), bytes.size());
+    void send(std::string const& statement) {
+        t_.queue(statement);
+        if (t_.queued_bytes() > (std::size_t{1} << 20)) // a copy of a whole store: in batches of about 1 MiB
+            t_.exec("SELECT 1");
     }
-    void send(std::string statement) {
-        pending_ += statement;
-        pending_ += ";\n";
-        if (pending_.size() > (std::size_t{1} << 20)) // a copy of a whole store: in batches of about 1 MiB
-            flush();
+    void changed(std::string_view run_id) {
+        if (auto b = bundles_.find(run_id); b != bundles_.end())
+            bundles_.erase(b);
     }
 
 public:
     void put(run_record& run) override {
+        changed(run.id);
         bool creating = absent_.erase(run.id) > 0;
         if (!creating && present_.contains(run.id)) {
-            send("UPDATE agentrt_runs SET record = " + raw(record_text::of(run)) + " WHERE id = " + raw(run.id));
+            send("UPDATE agentrt_runs SET record = " + t_.bytea(record_text::of(run)) +
+                 " WHERE id = " + t_.bytea(run.id));
             return;
         }
         if (!creating) {
-            auto known = t_.exec_params("SELECT run_order FROM agentrt_runs WHERE id = $1", bytes(run.id));
+            auto known = t_.exec("SELECT run_order FROM agentrt_runs WHERE id = " + t_.bytea(run.id));
             creating = known.empty();
             if (!creating)
                 run.order = known[0][0].as<std::uint64_t>();
@@ -198,47 +250,51 @@ public:
             put_meta("run_order_next", std::to_string(run.order + 1));
         }
         if (creating) // a plain insert: two creators of one id must not both succeed
-            t_.exec_params("INSERT INTO agentrt_runs (id, run_order, record) VALUES ($1, $2, $3)", bytes(run.id),
-                           signed_of(run.order), bytes(record_text::of(run)));
+            send("INSERT INTO agentrt_runs (id, run_order, record) VALUES (" + t_.bytea(run.id) + ", " +
+                 std::to_string(signed_of(run.order)) + ", " + t_.bytea(record_text::of(run)) + ")");
         else
-            t_.exec_params("UPDATE agentrt_runs SET record = $2 WHERE id = $1", bytes(run.id),
-                           bytes(record_text::of(run)));
+            send("UPDATE agentrt_runs SET record = " + t_.bytea(record_text::of(run)) +
+                 " WHERE id = " + t_.bytea(run.id));
     }
     void put(step_record const& s) override {
-        send("INSERT INTO agentrt_steps (run_id, idx, record) VALUES (" + raw(s.run_id) + ", " +
-             std::to_string(s.index) + ", " + raw(record_text::of(s)) +
+        changed(s.run_id);
+        send("INSERT INTO agentrt_steps (run_id, idx, record) VALUES (" + t_.bytea(s.run_id) + ", " +
+             std::to_string(s.index) + ", " + t_.bytea(record_text::of(s)) +
              ") ON CONFLICT (run_id, idx) DO UPDATE SET record = EXCLUDED.record");
     }
     void put(approval_record const& a) override {
-        send("INSERT INTO agentrt_approvals (run_id, step, seq, record) VALUES (" + raw(a.run_id) + ", " +
-             std::to_string(a.step_index) + ", " + std::to_string(a.seq) + ", " + raw(record_text::of(a)) +
+        changed(a.run_id);
+        send("INSERT INTO agentrt_approvals (run_id, step, seq, record) VALUES (" + t_.bytea(a.run_id) + ", " +
+             std::to_string(a.step_index) + ", " + std::to_string(a.seq) + ", " + t_.bytea(record_text::of(a)) +
              ") ON CONFLICT (run_id, step, seq) DO UPDATE SET record = EXCLUDED.record");
     }
     void put(model_call_record const& m) override {
-        send("INSERT INTO agentrt_model_calls (run_id, seq, record) VALUES (" + raw(m.run_id) + ", " +
-             std::to_string(m.seq) + ", " + raw(record_text::of(m)) +
+        send("INSERT INTO agentrt_model_calls (run_id, seq, record) VALUES (" + t_.bytea(m.run_id) + ", " +
+             std::to_string(m.seq) + ", " + t_.bytea(record_text::of(m)) +
              ") ON CONFLICT (run_id, seq) DO UPDATE SET record = EXCLUDED.record");
     }
     void put(event_record const& e) override {
-        send("INSERT INTO agentrt_events (run_id, seq, record) VALUES (" + raw(e.run_id) + ", " +
-             std::to_string(e.seq) + ", " + raw(record_text::of(e)) +
+        send("INSERT INTO agentrt_events (run_id, seq, record) VALUES (" + t_.bytea(e.run_id) + ", " +
+             std::to_string(e.seq) + ", " + t_.bytea(record_text::of(e)) +
              ") ON CONFLICT (run_id, seq) DO UPDATE SET record = EXCLUDED.record");
     }
     void put_meta(std::string_view key, std::string_view value) override {
-        send("INSERT INTO agentrt_meta (key, value) VALUES (" + raw(key) + ", " + raw(value) +
+        send("INSERT INTO agentrt_meta (key, value) VALUES (" + t_.bytea(key) + ", " + t_.bytea(value) +
              ") ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value");
     }
     void put_tool_spec(std::string_view hash, std::string_view spec) override {
-        send("INSERT INTO agentrt_tool_specs (hash, spec) VALUES (" + raw(hash) + ", " + raw(spec) +
+        send("INSERT INTO agentrt_tool_specs (hash, spec) VALUES (" + t_.bytea(hash) + ", " + t_.bytea(spec) +
              ") ON CONFLICT (hash) DO NOTHING"); // a spec's hash names its text
     }
     bool erase_run(std::string_view run_id) override {
-        flush();
+        changed(run_id);
+        auto key = t_.bytea(run_id);
         // The run's row first: a writer of the run waits on it, then finds the run gone.
-        t_.exec_params("SELECT 1 FROM agentrt_runs WHERE id = $1 FOR UPDATE", bytes(run_id));
+        std::string sql = "SELECT 1 FROM agentrt_runs WHERE id = " + key + " FOR UPDATE;\n";
         for (char const* table : {"agentrt_steps", "agentrt_approvals", "agentrt_events", "agentrt_model_calls"})
-            t_.exec_params(std::string("DELETE FROM ") + table + " WHERE run_id = $1", bytes(run_id));
-        return t_.exec_params("DELETE FROM agentrt_runs WHERE id = $1", bytes(run_id)).affected_rows() > 0;
+            sql += std::string("DELETE FROM ") + table + " WHERE run_id = " + key + ";\n";
+        sql += "DELETE FROM agentrt_runs WHERE id = " + key;
+        return t_.exec(sql).affected_rows() > 0;
     }
 };
 
@@ -258,7 +314,7 @@ public:
     agentrt::durability durability() const noexcept override { return options_.durability; }
 
     void read(std::function<void(store_reader const&)> const& work) const override {
-        in_transaction(pool_, txn_kind::read, [&](pqxx::transaction_base& t) {
+        in_transaction(pool_, txn_kind::read, [&](transaction& t) {
             reader_impl r(t, false);
             work(r);
         });
@@ -270,12 +326,11 @@ public:
         // process_crash the commit that starts a tool is flushed too, so that a server crash cannot
         // lose a tool's start and let it be decided, and run, again.
         bool const sync_this = flush && options_.durability == durability::process_crash;
-        in_transaction(pool_, txn_kind::write, [&](pqxx::transaction_base& t) {
+        in_transaction(pool_, txn_kind::write, [&](transaction& t) {
             if (sync_this)
-                t.exec0("SET LOCAL synchronous_commit = on");
+                t.queue("SET LOCAL synchronous_commit = on");
             writer_impl w(t);
             work(w);
-            w.flush();
         });
         ++commits_;
         if (options_.durability == durability::power_loss)
@@ -296,13 +351,14 @@ public:
         auto key = static_cast<std::uint64_t>(holder_key(lease.host, lease.pid));
         try {
             bool held = false;
-            in_transaction(pool_, txn_kind::read, [&](pqxx::transaction_base& t) {
-                held =
-                    t.exec_params1("SELECT EXISTS (SELECT 1 FROM pg_locks WHERE locktype = 'advisory' AND granted "
-                                   "AND classid = $1::bigint::oid AND objid = $2::bigint::oid AND objsubid = 1 "
-                                   "AND database = (SELECT oid FROM pg_database WHERE datname = current_database()))",
-                                   signed_of(key >> 32), signed_of(key & 0xffffffffu))[0]
-                        .as<bool>();
+            in_transaction(pool_, txn_kind::read, [&](transaction& t) {
+                held = t.exec("SELECT EXISTS (SELECT 1 FROM pg_locks WHERE locktype = 'advisory' AND granted "
+                              "AND classid = " +
+                              std::to_string(key >> 32) +
+                              "::bigint::oid AND objid = " + std::to_string(key & 0xffffffffu) +
+                              "::bigint::oid AND objsubid = 1 "
+                              "AND database = (SELECT oid FROM pg_database WHERE datname = current_database()))")[0][0]
+                           .as<bool>();
             });
             return held;
         } catch (std::exception const&) {
@@ -374,16 +430,15 @@ private:
 
     result<void> prepare_schema() {
         result<void> outcome;
-        in_transaction(pool_, txn_kind::write, [&](pqxx::transaction_base& t) {
+        in_transaction(pool_, txn_kind::write, [&](transaction& t) {
             outcome = {};
-            bool exists = !t.exec1("SELECT to_regclass('agentrt_meta') IS NULL")[0].as<bool>();
+            bool exists = !t.exec("SELECT to_regclass('agentrt_meta') IS NULL")[0][0].as<bool>();
             if (!exists && options_.access == store_access::operator_only) {
                 outcome = err(errc::not_found, "no store at " + shown_ + " (an operator never creates one)");
                 return;
             }
             if (options_.access == store_access::writer) {
-                t.exec_params("SELECT pg_advisory_xact_lock($1)", schema_lock_key);
-                t.exec0(schema_v2);
+                t.exec("SELECT pg_advisory_xact_lock(" + std::to_string(schema_lock_key) + ");\n" + schema_v2);
             }
             writer_impl w(t);
             auto text = w.meta("schema_version");
@@ -408,7 +463,6 @@ private:
                                                       "; an operator never migrates: open it once with a writer");
             else if (version < store_schema_version) // a new store: version 2 is this engine's first
                 w.put_meta("schema_version", std::to_string(store_schema_version));
-            w.flush();
         });
         return outcome;
     }
