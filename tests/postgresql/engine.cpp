@@ -102,8 +102,8 @@ int round_trips(std::string const& log) {
     return n;
 }
 
-TEST_CASE("a tool call step costs eight round trips: BEGIN travels with the first read, the writes with COMMIT, "
-          "and a run comes with its last steps and its approvals") {
+TEST_CASE("a tool call step costs six round trips: a read is one statement, a write sends BEGIN with its first read "
+          "and its writes with COMMIT, and a run comes with its last steps and its approvals") {
     world w;
     test_support::private_postgres_server server;
     auto s = agentrt::store::open(server.uri() + "&options=-clog_statement%3Dall").value();
@@ -122,10 +122,32 @@ TEST_CASE("a tool call step costs eight round trips: BEGIN travels with the firs
     }
     int const sent = round_trips(server.log()) - before;
     CHECK(w.calls["lookup_order"] == steps);
-    // Two read snapshots (the policy's view, the check before the tool) of two round trips each,
-    // and two writes (the tool's start, its outcome with the next step) of two each.
-    CHECK(sent <= 8 * steps);
+    // Two reads (the policy's view, the check before the tool) of one round trip each, and two
+    // writes (the tool's start, its outcome with the next step) of two each.
+    CHECK(sent <= 6 * steps);
     CHECK(sent >= 4 * steps); // the log is the one the store's sessions write
+}
+
+TEST_CASE("a read of several statements sees one snapshot, though a write commits between them") {
+    world w;
+    auto where = fresh_postgres_store();
+    auto s = open_pg(where);
+    auto other = open_pg(where); // its own connections
+    agentrt::gate g(other, w.table, w.policy, w.options());
+    auto session = g.begin("write while the other reads").value();
+    int attempts = 0;
+    auto seen = s.read([&](agentrt::store_reader const& r) {
+        ++attempts;
+        auto run = r.run(session.run_id());
+        REQUIRE(run);
+        if (attempts == 1)
+            (void)session.open_step().value();
+        else
+            (void)session.propose(decision::call("lookup_order", lookup_args)).value();
+        return std::pair(run->event_count, r.events(session.run_id()).size());
+    });
+    CHECK(seen.first == seen.second);
+    CHECK(attempts == 2); // its first statement went alone; then the read ran again as a transaction
 }
 
 TEST_CASE("a run held by a killed worker of another process is taken over at once") {

@@ -138,9 +138,26 @@ errc code_of(pqxx::sql_error const& e) {
 
 } // namespace
 
-transaction::transaction(pqxx::connection& c, txn_kind kind) : t_(c), kind_(kind) {}
+transaction::transaction(pqxx::connection& c, txn_kind kind, bool snapshot)
+    : t_(c), kind_(kind), snapshot_(snapshot || kind == txn_kind::write) {}
 
 pqxx::result transaction::exec(std::string_view sql) {
+    if (!snapshot_ && !open_) {
+        if (sent_alone_) {
+            failure_ = std::make_exception_ptr(needs_snapshot{});
+            throw needs_snapshot{};
+        }
+        if (queued_.empty()) { // one statement is one snapshot: no BEGIN, no COMMIT
+            sent_alone_ = true;
+            try {
+                return t_.exec(std::string(sql));
+            } catch (...) {
+                failure_ = std::current_exception();
+                throw;
+            }
+        }
+        snapshot_ = true; // a savepoint queued (a read within this one): it needs a transaction block
+    }
     std::string text;
     if (!open_)
         text = kind_ == txn_kind::read ? "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY;\n" : "BEGIN;\n";
@@ -269,6 +286,7 @@ void in_transaction(connection_pool& pool, txn_kind kind, std::function<void(tra
         t.leave_savepoint(false);
         return;
     }
+    bool snapshot = false;
     for (int attempt = 1;; ++attempt) {
         std::string again; // why this attempt is to be run again
         {
@@ -277,7 +295,7 @@ void in_transaction(connection_pool& pool, txn_kind kind, std::function<void(tra
             try {
                 bool lost = false;
                 {
-                    transaction t(*c, kind);
+                    transaction t(*c, kind, snapshot);
                     inside scope(pool, t);
                     try {
                         work(t);
@@ -292,6 +310,10 @@ void in_transaction(connection_pool& pool, txn_kind kind, std::function<void(tra
                 if (lost)
                     c.drop();
                 return;
+            } catch (needs_snapshot const&) {
+                snapshot = true;
+                --attempt; // not a failure: the same read, as a transaction
+                continue;
             } catch (pqxx::in_doubt_error const& e) {
                 c.drop();
                 throw exception(err(errc::store_failed, "store " + pool.shown() +

@@ -73,14 +73,17 @@ enum class txn_kind { read, write };
 
 // One transaction on a pooled connection. Its statements go as simple-query text, so that BEGIN and
 // the writes queued since the last read travel with the next read, and the last writes with COMMIT:
-// a transaction that reads once costs two round trips, not one per statement.
+// a write that reads once costs two round trips, not one per statement. A read that is one statement
+// costs one: it is sent alone, outside a transaction block, its own snapshot (see needs_snapshot).
 class transaction {
 public:
-    transaction(pqxx::connection& c, txn_kind kind);
+    // `snapshot`: a read sends BEGIN ISOLATION LEVEL REPEATABLE READ with its first statement.
+    transaction(pqxx::connection& c, txn_kind kind, bool snapshot = true);
     transaction(transaction const&) = delete;
     transaction& operator=(transaction const&) = delete;
 
-    // Sends what is queued, then `sql`; the result of the last statement of `sql`.
+    // Sends what is queued, then `sql`; the result of the last statement of `sql`. In a read, `sql` is
+    // one statement; a read without `snapshot` that sends a second throws needs_snapshot.
     pqxx::result exec(std::string_view sql);
     // Sent with the next exec, or with the commit.
     void queue(std::string_view statement);
@@ -112,19 +115,26 @@ private:
     pqxx::nontransaction t_;
     txn_kind kind_;
     std::string queued_;
-    bool open_ = false; // BEGIN was sent
+    bool open_ = false;       // BEGIN was sent
+    bool snapshot_;           // a read's statements share a REPEATABLE READ snapshot
+    bool sent_alone_ = false; // a read sent its statement outside a transaction block
     bool lost_ = false;
     std::exception_ptr failure_; // the first statement that failed, unless a savepoint undid it
 };
 
+// A read sent its first statement alone, with that statement's own snapshot, and then needed a
+// second one: the read is run again from its start, as one REPEATABLE READ transaction. Not a
+// std::exception, so that no handler of a reader's caller takes it for a failure of its own.
+struct needs_snapshot {};
+
 // Runs `work` in one transaction (read: REPEATABLE READ, read only; write: READ COMMITTED with the
 // writer's row locks) on a pooled connection and commits it. Called within a transaction of the same
 // pool on this thread (a holder's liveness asked while a write decides on its run), a read runs in
-// a savepoint of that transaction instead of waiting for a second connection. A deadlock, a serialization failure,
-// two inserts of one key, or a connection lost before the commit aborts the attempt and runs `work`
-// again, a bounded number of times. A connection lost during COMMIT leaves the outcome unknown:
-// errc::store_failed saying so, never a retry. Other database errors are agentrt::exception
-// (errc::store_failed; errc::storage_full for a full disk).
+// a savepoint of that transaction instead of waiting for a second connection. A read runs first as
+// one statement outside a transaction block, and again as a transaction if it needs more. A deadlock, a serialization
+// failure, two inserts of one key, or a connection lost before the commit aborts the attempt and runs `work` again, a
+// bounded number of times. A connection lost during COMMIT leaves the outcome unknown: errc::store_failed saying so,
+// never a retry. Other database errors are agentrt::exception (errc::store_failed; errc::storage_full for a full disk).
 void in_transaction(connection_pool& pool, txn_kind kind, std::function<void(transaction&)> const& work);
 
 } // namespace agentrt::pg_detail
