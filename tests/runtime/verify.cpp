@@ -207,6 +207,16 @@ TEST_CASE("a record is sealed with the CRC-32 of its key and text, big-endian: w
     CHECK_FALSE(unseal("", "123"));
 }
 
+TEST_CASE("an empty key or text seals as its bytes do, whatever pointer its view holds") {
+    using agentrt::lmdb_detail::seal;
+    using agentrt::lmdb_detail::unseal;
+    std::string_view const null_view; // data() is nullptr
+    CHECK(seal("123456789", null_view) == seal("123456789", ""));
+    CHECK(seal(null_view, "123456789") == "123456789\xCB\xF4\x39\x26");
+    CHECK(unseal("a key", seal("a key", null_view)) == "");
+    CHECK_FALSE(unseal("another key", seal("a key", null_view)));
+}
+
 TEST_CASE("a record whose bytes changed behind the runtime fails its checksum: reading it is store_damaged naming "
           "the record, and verify reports the damage") {
     world w;

@@ -14,10 +14,10 @@ namespace {
 
 // CRC-32 (ISO-HDLC, zlib's): a fifth of the instructions of Boost.CRC's byte-at-a-time table.
 std::uint32_t checksum(std::string_view key, std::string_view text) {
-    auto bytes = [](std::string_view s) { return reinterpret_cast<Bytef const*>(s.data()); };
     uLong crc = ::crc32_z(0, nullptr, 0);
-    crc = ::crc32_z(crc, bytes(key), key.size());
-    crc = ::crc32_z(crc, bytes(text), text.size());
+    for (std::string_view part : {key, text})
+        if (!part.empty()) // given a null buffer, as an empty view may hold, crc32_z starts over at 0
+            crc = ::crc32_z(crc, reinterpret_cast<Bytef const*>(part.data()), part.size());
     return static_cast<std::uint32_t>(crc);
 }
 
