@@ -356,6 +356,10 @@ process_end run_forked(scenario const& s, harness_log& log, std::string const& l
         } catch (std::exception const& e) {
             log.add(harness_log::errors, "process " + std::to_string(process) + ": " + e.what());
             code = 3;
+        } catch (...) { // escaping, it would unwind the parent's stack in the child and run its tests on
+            log.add(harness_log::errors,
+                    "process " + std::to_string(process) + ": threw an exception not derived from std::exception");
+            code = 3;
         }
         std::fflush(nullptr);
         ::_exit(code);

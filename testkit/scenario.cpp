@@ -70,8 +70,8 @@ public:
         : dir_(std::move(dir)), result_(result), keep_failed_(keep_failed) {}
     ~temporary_directory() {
         bool const failed = std::uncaught_exceptions() > 0 || !result_.ok();
-        if (dir_.empty() || (failed && keep_failed_))
-            return;
+        if (dir_.empty() || (failed && keep_failed_) || ::getpid() != creator_)
+            return; // a forked process ending early leaves the directory to the scenario's own process
         std::error_code ec;
         fs::remove_all(dir_, ec);
     }
@@ -82,6 +82,7 @@ private:
     fs::path dir_;
     scenario_result const& result_;
     bool keep_failed_;
+    pid_t creator_ = ::getpid();
 };
 
 void check_records(scenario_result& r, std::vector<crash> const& requested) {

@@ -210,6 +210,35 @@ TEST_SUITE("testkit") {
     };
     } // namespace
 
+    namespace {
+    // An agent that throws what no handler for std::exception catches.
+    struct throwing_agent final : agentrt::agent {
+        agentrt::decision decide(agentrt::agent_view const&) override { throw 42; }
+    };
+    } // namespace
+
+    TEST_CASE("crash harness: a process that throws what is not a std::exception fails its scenario, and only its "
+              "own process goes on") {
+        auto s = shop_scenario(crash_mode::process);
+        s.agent = [] { return std::make_unique<throwing_agent>(); };
+        s.keep_failed_store = false;
+        pid_t const parent = ::getpid();
+        scenario_result r;
+        try {
+            r = run_scenario(s);
+        } catch (...) {
+        }
+        if (::getpid() != parent)
+            ::_exit(9); // the exception escaped into the forked child: it must not run the suite's tests
+        CHECK_FALSE(r.ok());
+        bool named = false;
+        for (auto const& p : r.problems)
+            named =
+                named || p.find("process 0: threw an exception not derived from std::exception") != std::string::npos;
+        CHECK_MESSAGE(named, (r.problems.empty() ? std::string("no problem") : r.problems.front()));
+        CHECK_FALSE(std::filesystem::exists(r.store)); // removed by the scenario's process once
+    }
+
     TEST_CASE("crash harness: explore_random reports a failing schedule, shrunk") {
         auto s = shop_scenario(crash_mode::process); // the agent aborts its process
         s.agent = [] { return std::make_unique<fragile_agent>(); };
