@@ -52,6 +52,27 @@ TEST_SUITE("catalog") {
         CHECK(catalogue.get<lookup_order>().calls == &calls);
     }
 
+    TEST_CASE("a copy of accepted arguments owns its document, so copies may go to other threads") {
+        auto table = shop{}.table();
+        auto accepted = table.accept("lookup_order", R"({"order_id":"ord-42"})");
+        REQUIRE(accepted);
+        agentrt::arguments const& original = accepted->args;
+        agentrt::arguments copy = original;
+        CHECK(copy.json() == original.json());
+        CHECK(copy.json().storage().get() != original.json().storage().get()); // not the arena accept read into
+        CHECK(copy.data() == original.data());
+        agentrt::arguments assigned;
+        assigned = original;
+        CHECK(assigned.json().storage().get() != original.json().storage().get());
+        CHECK(assigned.json() == original.json());
+
+        auto const* arena = original.json().storage().get();
+        agentrt::arguments moved;
+        moved = std::move(accepted->args);
+        CHECK(moved.json().storage().get() == arena); // a move takes the arena along, copying nothing
+        CHECK(agentrt::arguments_as<lookup_args>(moved)->order_id.get() == "ord-42");
+    }
+
     TEST_CASE("a tool's own error comes back as a value") {
         auto table = shop{}.table();
         auto accepted = table.accept("wipe_account", R"({"account":"a","confirm":false})");

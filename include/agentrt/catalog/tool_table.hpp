@@ -30,11 +30,33 @@
 namespace agentrt {
 
 // Arguments that passed validation: the document, and the decoded struct for a typed tool.
+// Accepted text's document lives in an arena of its own, which is not safe to allocate from on two
+// threads at once: a copy of the arguments copies the document out of it, so copies may go to other
+// threads. (A copy of json() made with boost::json's copy constructor shares the arena: pass it a
+// storage_ptr of its own.)
 class arguments {
 public:
     arguments() = default;
     arguments(boost::json::value document, type_info const* type, std::shared_ptr<void const> value)
         : document_(std::move(document)), type_(type), value_(std::move(value)) {}
+    arguments(arguments const& other)
+        : document_(other.document_, boost::json::storage_ptr()), type_(other.type_), value_(other.value_) {}
+    arguments(arguments&&) noexcept = default;
+    arguments& operator=(arguments const& other) {
+        if (this != &other)
+            *this = arguments(other);
+        return *this;
+    }
+    // The document comes with its storage: boost::json's own assignment would copy it into ours.
+    arguments& operator=(arguments&& other) noexcept {
+        if (this != &other) {
+            std::destroy_at(&document_);
+            std::construct_at(&document_, std::move(other.document_));
+            type_ = other.type_;
+            value_ = std::move(other.value_);
+        }
+        return *this;
+    }
 
     boost::json::value const& json() const noexcept { return document_; }
     type_info const* type() const noexcept { return type_; }
