@@ -139,3 +139,24 @@ TEST_CASE("a holder's liveness asked within a write shares its connection: a poo
     }
     CHECK(taken);
 }
+
+TEST_CASE("a read within a write shares the write's connection and sees its changes, also with another store's "
+          "transaction open between them") {
+    auto where = test_support::fresh_postgres_store();
+    auto outer = agentrt::store::open(where, with_pool(1, std::chrono::milliseconds(1'000))).value();
+    auto other = agentrt::store::open(test_support::fresh_postgres_store()).value();
+    std::optional<std::string> seen;
+    outer.engine()->write(
+        [&](agentrt::engine_writer& w) {
+            w.put_meta("nested.probe", "written, not yet committed");
+            other.engine()->write(
+                [&](agentrt::engine_writer&) {
+                    outer.engine()->read([&](agentrt::store_reader const& r) { seen = r.meta("nested.probe"); });
+                },
+                false);
+        },
+        false);
+    CHECK(seen == "written, not yet committed");
+    auto committed = outer.read([](agentrt::store_reader const& r) { return r.meta("nested.probe"); });
+    CHECK(committed == "written, not yet committed");
+}

@@ -253,29 +253,38 @@ bool transaction::rollback() noexcept {
 
 namespace {
 
-// The transaction this thread is inside, and its pool's.
-struct current_transaction {
-    connection_pool const* pool = nullptr;
-    transaction* open = nullptr;
-};
-thread_local current_transaction current;
-
+// The transactions this thread is inside, innermost first: one store's engine may be called while
+// another's transaction is open (an engine wrapping another), and then the first's again.
 class inside {
 public:
-    inside(connection_pool const& pool, transaction& t) : saved_(std::exchange(current, {&pool, &t})) {}
-    ~inside() { current = saved_; }
+    inside(connection_pool const& pool, transaction& t) : pool_(&pool), open_(&t), outer_(innermost) {
+        innermost = this;
+    }
+    ~inside() { innermost = outer_; }
     inside(inside const&) = delete;
     inside& operator=(inside const&) = delete;
 
+    // The open transaction of `pool` on this thread, if any.
+    static transaction* of(connection_pool const& pool) noexcept {
+        for (inside const* at = innermost; at; at = at->outer_)
+            if (at->pool_ == &pool)
+                return at->open_;
+        return nullptr;
+    }
+
 private:
-    current_transaction saved_;
+    static thread_local inside const* innermost;
+    connection_pool const* pool_;
+    transaction* open_;
+    inside const* outer_;
 };
+thread_local inside const* inside::innermost = nullptr;
 
 } // namespace
 
 void in_transaction(connection_pool& pool, txn_kind kind, std::function<void(transaction&)> const& work) {
-    if (kind == txn_kind::read && current.pool == &pool) {
-        auto& t = *current.open;
+    if (transaction* open = kind == txn_kind::read ? inside::of(pool) : nullptr) {
+        auto& t = *open;
         t.enter_savepoint();
         try {
             work(t);
