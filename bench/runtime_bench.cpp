@@ -260,10 +260,11 @@ std::optional<std::string> bench_location(bool postgresql, temp_dir const& dir, 
     return std::string(base) + "&options=-csearch_path%3D" + schema;
 }
 
-// args: engine (0 LMDB, 1 PostgreSQL), concurrent runs (one thread each), durability. Each thread
+// args: engine (0 LMDB, 1 PostgreSQL, 2 PostgreSQL with postgresql_options::prepared_statements off,
+// the baseline of prepared statements), concurrent runs (one thread each), durability. Each thread
 // drives runs of 10 steps through its own gate over the one store.
 void concurrent_runs(benchmark::State& state) {
-    bool const postgresql = state.range(0) == 1;
+    bool const postgresql = state.range(0) >= 1;
     auto const threads = static_cast<int>(state.range(1));
     temp_dir dir;
     static int stores = 0;
@@ -274,9 +275,10 @@ void concurrent_runs(benchmark::State& state) {
     }
     auto table = observing_table(64);
     agentrt::evaluator allow("allow", [](auto const&, auto const&, auto const&) { return agentrt::allow(); });
-    auto store = agentrt::store::open(
-                     *where, {.durability = level(state.range(2)), .lmdb = {.initial_map_bytes = std::size_t{1} << 30}})
-                     .value();
+    agentrt::store_options options{.durability = level(state.range(2)),
+                                   .lmdb = {.initial_map_bytes = std::size_t{1} << 30}};
+    options.postgresql.prepared_statements = state.range(0) != 2;
+    auto store = agentrt::store::open(*where, options).value();
     constexpr std::uint64_t run_length = 10, runs_per_thread = 4;
     std::uint64_t steps = 0;
     auto const before = store.stats();
@@ -357,8 +359,8 @@ BENCHMARK(sqlite_peer)
     ->MinTime(0.3)
     ->UseRealTime();
 BENCHMARK(concurrent_runs)
-    ->ArgsProduct({{0, 1}, {1, 4, 16}, {0, 1}})
-    ->ArgNames({"postgresql", "runs", "crash_only"})
+    ->ArgsProduct({{0, 1, 2}, {1, 4, 16}, {0, 1}})
+    ->ArgNames({"engine", "runs", "crash_only"})
     ->Unit(benchmark::kMillisecond)
     ->MinTime(0.5)
     ->UseRealTime();

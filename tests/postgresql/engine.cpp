@@ -128,6 +128,67 @@ TEST_CASE("a tool call step costs six round trips: a read is one statement, a wr
     CHECK(sent >= 4 * steps); // the log is the one the store's sessions write
 }
 
+int occurrences(std::string const& log, std::string_view what) {
+    int n = 0;
+    for (auto at = log.find(what); at != std::string::npos; at = log.find(what, at + 1))
+        ++n;
+    return n;
+}
+
+TEST_CASE("each connection prepares a step's statements once, so that the server plans them once, not at every "
+          "step") {
+    world w;
+    test_support::private_postgres_server server;
+    auto s = agentrt::store::open(server.uri() + "&options=-clog_statement%3Dall").value();
+    auto options = w.options();
+    options.limits.loop_threshold = 0;
+    agentrt::gate g(s, w.table, w.policy, options);
+    auto session = g.begin("prepared once").value();
+    auto steps = [&](int n) {
+        for (int i = 0; i < n; ++i) {
+            (void)session.open_step().value();
+            REQUIRE(session.propose(decision::call("lookup_order", lookup_args)).value().status ==
+                    agentrt::step_status::executing);
+            REQUIRE(session.execute().value().status == agentrt::step_status::done);
+        }
+    };
+    steps(3);
+    auto const log = server.log();
+    int const preparations = occurrences(log, "statement: DEALLOCATE ALL;");
+    CHECK(preparations >= 1);
+    CHECK(occurrences(log, "EXECUTE agentrt_2_run_bundle(") >= 2 * 3);
+    CHECK(occurrences(log, "EXECUTE agentrt_2_put_step(") >= 2 * 3);
+    steps(5);
+    auto const later = server.log();
+    CHECK(occurrences(later, "statement: DEALLOCATE ALL;") == preparations); // the same connections
+    CHECK(occurrences(later, "EXECUTE agentrt_2_run_bundle(") >= 2 * 8);
+    // No statement's text again, but in the log's note of what each EXECUTE runs ("prepare: ... AS").
+    auto const since = later.substr(log.size());
+    CHECK(occurrences(since, "INSERT INTO agentrt_steps") == occurrences(since, "AS INSERT INTO agentrt_steps"));
+    CHECK(occurrences(since, "SELECT 0, 0::bigint") == occurrences(since, "AS SELECT 0, 0::bigint"));
+}
+
+TEST_CASE("with prepared_statements off, as behind a pooler of transactions, the store sends its statements as text "
+          "and keeps the same records") {
+    world w;
+    test_support::private_postgres_server server;
+    agentrt::store_options options;
+    options.postgresql.prepared_statements = false;
+    auto s = open_pg(server.uri() + "&options=-clog_statement%3Dall", options);
+    agentrt::testkit::scripted_agent agent({decision::call("lookup_order", lookup_args),
+                                            decision::call("send_message", send_args), decision::complete("done")});
+    agentrt::driver d(s, w.table, w.policy, agent, w.options());
+    auto run = d.start("no prepared statements");
+    REQUIRE_MESSAGE(run, run.error().to_string());
+    CHECK(run->status == run_status::completed);
+    CHECK(agentrt::read_run(s, run->id).value().steps.size() == 3);
+    CHECK(agentrt::verify(s).ok());
+    auto const log = server.log();
+    CHECK(occurrences(log, "PREPARE") == 0);
+    CHECK(occurrences(log, "EXECUTE") == 0);
+    CHECK(occurrences(log, "INSERT INTO agentrt_steps") >= 3);
+}
+
 TEST_CASE("a read of several statements sees one snapshot, though a write commits between them") {
     world w;
     auto where = fresh_postgres_store();

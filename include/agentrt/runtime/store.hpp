@@ -50,6 +50,11 @@ struct postgresql_options {
     std::size_t max_connections = 16;
     // How long it waits before its transaction fails with errc::store_failed.
     std::chrono::milliseconds connection_wait{30'000};
+    // Each connection prepares the statements of a step once (SQL-level PREPARE), so that the server
+    // plans them once rather than at every step. Turn it off behind a pooler that gives one client's
+    // transactions to different server sessions (PgBouncer's transaction pooling): a statement
+    // prepared on one session is unknown to the next.
+    bool prepared_statements = true;
 };
 
 struct store_options {

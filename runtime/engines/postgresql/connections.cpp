@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <stdexcept>
 #include <thread>
 #include <utility>
 
@@ -76,17 +77,36 @@ connection_pool::lease connection_pool::take() {
     ++open_; // counted before connecting, so that threads connecting at once keep within the cap
     lock.unlock();
     try {
-        return lease(*this, connect());
+        return lease(*this, pooled{connect()});
     } catch (...) {
-        forget(nullptr);
+        forget({});
         throw;
     }
 }
 
-void connection_pool::give_back(std::unique_ptr<pqxx::connection> c) noexcept {
-    if (!c)
+void connection_pool::prepare_on_each_connection(std::span<statement const> statements) {
+    if (!options_.prepared_statements)
         return;
-    if (!c->is_open())
+    // DEALLOCATE ALL first: a PREPARE outlives the failure of a statement after it, so that a
+    // connection whose preparation failed half-way can prepare again.
+    preparation_ = "DEALLOCATE ALL";
+    for (auto const& s : statements)
+        preparation_ += ";\nPREPARE " + s.name + " (" + s.parameter_types + ") AS " + s.body;
+}
+
+bool connection_pool::lease::prepare_statements() {
+    if (!c_.prepared && !pool_->preparation_.empty()) {
+        pqxx::nontransaction t(*c_.link);
+        t.exec(pool_->preparation_);
+        c_.prepared = true;
+    }
+    return c_.prepared;
+}
+
+void connection_pool::give_back(pooled c) noexcept {
+    if (!c.link)
+        return;
+    if (!c.link->is_open())
         return forget(std::move(c));
     {
         std::lock_guard lock(mutex_);
@@ -95,8 +115,8 @@ void connection_pool::give_back(std::unique_ptr<pqxx::connection> c) noexcept {
     returned_.notify_one();
 }
 
-void connection_pool::forget(std::unique_ptr<pqxx::connection> c) noexcept {
-    c.reset();
+void connection_pool::forget(pooled c) noexcept {
+    c.link.reset();
     {
         std::lock_guard lock(mutex_);
         --open_;
@@ -105,9 +125,9 @@ void connection_pool::forget(std::unique_ptr<pqxx::connection> c) noexcept {
 }
 
 void connection_pool::lease::drop() noexcept {
-    if (!c_)
+    if (!c_.link)
         return;
-    std::vector<std::unique_ptr<pqxx::connection>> stale;
+    std::vector<pooled> stale;
     {
         std::lock_guard lock(pool_->mutex_);
         stale.swap(pool_->idle_);
@@ -138,8 +158,8 @@ errc code_of(pqxx::sql_error const& e) {
 
 } // namespace
 
-transaction::transaction(pqxx::connection& c, txn_kind kind, bool snapshot)
-    : t_(c), kind_(kind), snapshot_(snapshot || kind == txn_kind::write) {}
+transaction::transaction(pqxx::connection& c, txn_kind kind, bool snapshot, bool prepared)
+    : t_(c), kind_(kind), snapshot_(snapshot || kind == txn_kind::write), prepared_(prepared) {}
 
 pqxx::result transaction::exec(std::string_view sql) {
     if (!snapshot_ && !open_) {
@@ -205,6 +225,33 @@ void transaction::queue(std::string_view statement) {
 
 std::string transaction::bytea(std::string_view bytes) {
     return t_.quote_raw(reinterpret_cast<unsigned char const*>(bytes.data()), bytes.size());
+}
+
+std::string transaction::call(statement const& s, std::initializer_list<std::string_view> literals) const {
+    auto const* given = literals.begin();
+    std::string out;
+    if (prepared_) {
+        out = "EXECUTE " + s.name + "(";
+        for (auto const* l = given; l != literals.end(); ++l)
+            out.append(l == given ? "" : ", ").append(*l);
+        return out += ")";
+    }
+    std::string_view const body = s.body;
+    for (std::size_t at = 0; at < body.size();) {
+        if (body[at] != '$') {
+            out += body[at++];
+            continue;
+        }
+        std::size_t n = 0, end = at + 1;
+        while (end < body.size() && body[end] >= '0' && body[end] <= '9')
+            n = n * 10 + static_cast<std::size_t>(body[end++] - '0');
+        if (n == 0 || n > literals.size())
+            throw std::logic_error("statement " + s.name + " has $" + std::to_string(n) + " and " +
+                                   std::to_string(literals.size()) + " literals");
+        out += given[n - 1];
+        at = end;
+    }
+    return out;
 }
 
 void transaction::commit() {
@@ -303,8 +350,9 @@ void in_transaction(connection_pool& pool, txn_kind kind, std::function<void(tra
             bool told = true; // the server knows the attempt ended
             try {
                 bool lost = false;
+                bool const prepared = c.prepare_statements();
                 {
-                    transaction t(*c, kind, snapshot);
+                    transaction t(*c, kind, snapshot, prepared);
                     inside scope(pool, t);
                     try {
                         work(t);

@@ -12,8 +12,10 @@
 #include <condition_variable>
 #include <exception>
 #include <functional>
+#include <initializer_list>
 #include <memory>
 #include <mutex>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -23,6 +25,14 @@ namespace agentrt::pg_detail {
 std::string redacted(std::string const& uri);
 // What a libpq or libpqxx exception says, on one line.
 std::string said(std::exception const& e);
+
+// A statement each of the pool's connections prepares once, with SQL-level PREPARE rather than the
+// protocol's, so that its EXECUTE is text and travels in one message with BEGIN and the queued writes.
+struct statement {
+    std::string name; // carries the schema version: another version's statement has another name
+    std::string parameter_types;
+    std::string body; // $1, $2...: the parameters
+};
 
 // At most max_connections open at once; a thread past them waits for one to come back. A connection
 // lost or ended by the server is dropped, and with it every idle one, which the same restart or cut
@@ -36,36 +46,50 @@ public:
     // (synchronous_commit).
     std::unique_ptr<pqxx::connection> connect() const;
 
+    struct pooled {
+        std::unique_ptr<pqxx::connection> link;
+        bool prepared = false; // the pool's statements, on this session
+    };
+
     // One of the pool's connections, given back when `lease` ends unless dropped first.
     class lease {
     public:
-        lease(connection_pool& pool, std::unique_ptr<pqxx::connection> c) : pool_(&pool), c_(std::move(c)) {}
+        lease(connection_pool& pool, pooled c) : pool_(&pool), c_(std::move(c)) {}
         lease(lease&&) = delete;
         ~lease() { pool_->give_back(std::move(c_)); }
-        pqxx::connection& operator*() const noexcept { return *c_; }
+        pqxx::connection& operator*() const noexcept { return *c_.link; }
+        // Prepares the pool's statements on this connection unless it has them (one round trip, once
+        // per connection); whether it has them.
+        bool prepare_statements();
         // The connection is lost: it is closed, and so is every idle one.
         void drop() noexcept;
 
     private:
         connection_pool* pool_;
-        std::unique_ptr<pqxx::connection> c_;
+        pooled c_;
     };
     // Waits at most connection_wait for a connection while max_connections are taken.
     lease take();
+
+    // From now on each connection prepares `statements` before its first transaction (unless
+    // postgresql_options::prepared_statements is off). Called once the schema they name exists,
+    // before the pool is shared between threads.
+    void prepare_on_each_connection(std::span<statement const> statements);
 
     std::string const& shown() const noexcept { return shown_; }
     std::size_t open_connections() const;
 
 private:
-    void give_back(std::unique_ptr<pqxx::connection> c) noexcept;
-    void forget(std::unique_ptr<pqxx::connection> c) noexcept;
+    void give_back(pooled c) noexcept;
+    void forget(pooled c) noexcept;
 
     std::string uri_, shown_;
     durability level_;
     postgresql_options options_;
     mutable std::mutex mutex_;
     std::condition_variable returned_;
-    std::vector<std::unique_ptr<pqxx::connection>> idle_;
+    std::string preparation_; // the PREPARE statements each connection sends once
+    std::vector<pooled> idle_;
     std::size_t open_ = 0; // idle or taken
 };
 
@@ -78,7 +102,8 @@ enum class txn_kind { read, write };
 class transaction {
 public:
     // `snapshot`: a read sends BEGIN ISOLATION LEVEL REPEATABLE READ with its first statement.
-    transaction(pqxx::connection& c, txn_kind kind, bool snapshot = true);
+    // `prepared`: the connection has prepared the pool's statements.
+    transaction(pqxx::connection& c, txn_kind kind, bool snapshot = true, bool prepared = false);
     transaction(transaction const&) = delete;
     transaction& operator=(transaction const&) = delete;
 
@@ -91,6 +116,9 @@ public:
 
     // The bytes as a bytea literal.
     std::string bytea(std::string_view bytes);
+    // `s` with its parameters given as literals: EXECUTE when the connection prepared it, else its body
+    // with the literals in place of $1, $2...
+    std::string call(statement const& s, std::initializer_list<std::string_view> literals) const;
 
     // A statement failed and `work` went on regardless: commit throws that failure again.
     // A read's commit ends its snapshot. A write's sends its queued statements with COMMIT; a link
@@ -119,6 +147,7 @@ private:
     bool snapshot_;           // a read's statements share a REPEATABLE READ snapshot
     bool sent_alone_ = false; // a read sent its statement outside a transaction block
     bool lost_ = false;
+    bool prepared_;
     std::exception_ptr failure_; // the first statement that failed, unless a savepoint undid it
 };
 

@@ -6,6 +6,7 @@
 #include "record_text.hpp"
 
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <charconv>
 #include <chrono>
@@ -58,6 +59,38 @@ long long holder_key(std::string_view host, std::int64_t pid) {
     return static_cast<long long>(h);
 }
 
+// The statements a step sends, and the other reads and puts of one record, prepared by each
+// connection. Their names carry the schema version.
+statement const lock_run{"agentrt_2_lock_run", "bytea", "SELECT 1 FROM agentrt_runs WHERE id = $1 FOR UPDATE"};
+statement const step_at{"agentrt_2_step_at", "bytea, bigint",
+                        "SELECT record FROM agentrt_steps WHERE run_id = $1 AND idx = $2"};
+statement const run_order_of{"agentrt_2_run_order_of", "bytea", "SELECT run_order FROM agentrt_runs WHERE id = $1"};
+statement const insert_run{"agentrt_2_insert_run", "bytea, bigint, bytea",
+                           "INSERT INTO agentrt_runs (id, run_order, record) VALUES ($1, $2, $3)"};
+statement const update_run{"agentrt_2_update_run", "bytea, bytea", "UPDATE agentrt_runs SET record = $2 WHERE id = $1"};
+statement const put_step{"agentrt_2_put_step", "bytea, bigint, bytea",
+                         "INSERT INTO agentrt_steps (run_id, idx, record) VALUES ($1, $2, $3) "
+                         "ON CONFLICT (run_id, idx) DO UPDATE SET record = EXCLUDED.record"};
+statement const put_approval{"agentrt_2_put_approval", "bytea, bigint, bigint, bytea",
+                             "INSERT INTO agentrt_approvals (run_id, step, seq, record) VALUES ($1, $2, $3, $4) "
+                             "ON CONFLICT (run_id, step, seq) DO UPDATE SET record = EXCLUDED.record"};
+statement const put_model_call{"agentrt_2_put_model_call", "bytea, bigint, bytea",
+                               "INSERT INTO agentrt_model_calls (run_id, seq, record) VALUES ($1, $2, $3) "
+                               "ON CONFLICT (run_id, seq) DO UPDATE SET record = EXCLUDED.record"};
+statement const put_event{"agentrt_2_put_event", "bytea, bigint, bytea",
+                          "INSERT INTO agentrt_events (run_id, seq, record) VALUES ($1, $2, $3) "
+                          "ON CONFLICT (run_id, seq) DO UPDATE SET record = EXCLUDED.record"};
+statement const meta_at{"agentrt_2_meta", "bytea", "SELECT value FROM agentrt_meta WHERE key = $1"};
+statement const meta_locked{"agentrt_2_meta_locked", "bytea",
+                            "SELECT value FROM agentrt_meta WHERE key = $1 FOR UPDATE"};
+statement const put_meta_value{"agentrt_2_put_meta", "bytea, bytea",
+                               "INSERT INTO agentrt_meta (key, value) VALUES ($1, $2) "
+                               "ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value"};
+statement const tool_spec_of{"agentrt_2_tool_spec", "bytea", "SELECT spec FROM agentrt_tool_specs WHERE hash = $1"};
+statement const put_tool_spec_text{"agentrt_2_put_tool_spec", "bytea, bytea",
+                                   "INSERT INTO agentrt_tool_specs (hash, spec) VALUES ($1, $2) "
+                                   "ON CONFLICT (hash) DO NOTHING"}; // a spec's hash names its text
+
 // What one statement brings of a run: its record, its last two steps and its first approvals, the
 // reads a step of the runtime makes of its run, in one round trip instead of three.
 struct run_bundle {
@@ -78,12 +111,24 @@ struct run_bundle {
     }
 };
 
+statement const bundle_of_run{
+    "agentrt_2_run_bundle", "bytea",
+    "SELECT 0, 0::bigint, 0::bigint, record FROM agentrt_runs WHERE id = $1 "
+    "UNION ALL (SELECT 1, idx, 0, record FROM agentrt_steps WHERE run_id = $1 ORDER BY idx DESC LIMIT " +
+        std::to_string(run_bundle::steps_kept) +
+        ") UNION ALL (SELECT 2, step, seq, record FROM agentrt_approvals WHERE run_id = $1 ORDER BY step, seq LIMIT " +
+        std::to_string(run_bundle::approvals_kept + 1) + ") ORDER BY 1, 2, 3"};
+
+std::array<statement, 15> const prepared_statements{
+    lock_run,       bundle_of_run, step_at, run_order_of, insert_run,     update_run,   put_step,          put_approval,
+    put_model_call, put_event,     meta_at, meta_locked,  put_meta_value, tool_spec_of, put_tool_spec_text};
+
 // Reads of one transaction. In a write, a run's row and a meta row are read FOR UPDATE: every write
 // of the runtime reads its run first, so the writers of one run queue on its row, and those that
 // create runs on the chain head, each seeing what the one before it committed.
 class reader_impl : public virtual store_reader {
 public:
-    reader_impl(transaction& t, bool locking) : t_(t), lock_(locking ? " FOR UPDATE" : "") {}
+    reader_impl(transaction& t, bool locking) : t_(t), locking_(locking) {}
 
     std::optional<run_record> run(std::string_view id) const override {
         auto const& b = bundle_of(id);
@@ -106,8 +151,7 @@ public:
                 return std::nullopt;
             return step_from_json(parse_record_text(*text));
         }
-        auto r = t_.exec("SELECT record FROM agentrt_steps WHERE run_id = " + t_.bytea(run_id) +
-                         " AND idx = " + std::to_string(signed_of(index)));
+        auto r = t_.exec(t_.call(step_at, {t_.bytea(run_id), std::to_string(signed_of(index))}));
         if (r.empty())
             return std::nullopt;
         return step_from_json(parse_record_text(text_of(r[0][0])));
@@ -143,13 +187,13 @@ public:
             model_call_from_json);
     }
     std::optional<std::string> meta(std::string_view key) const override {
-        auto r = t_.exec("SELECT value FROM agentrt_meta WHERE key = " + t_.bytea(key) + lock_);
+        auto r = t_.exec(t_.call(locking_ ? meta_locked : meta_at, {t_.bytea(key)}));
         if (r.empty())
             return std::nullopt;
         return text_of(r[0][0]);
     }
     std::optional<std::string> tool_spec(std::string_view hash) const override {
-        auto r = t_.exec("SELECT spec FROM agentrt_tool_specs WHERE hash = " + t_.bytea(hash));
+        auto r = t_.exec(t_.call(tool_spec_of, {t_.bytea(hash)}));
         if (r.empty())
             return std::nullopt;
         return text_of(r[0][0]);
@@ -174,13 +218,9 @@ protected:
             return known->second;
         auto key = t_.bytea(id);
         std::string sql;
-        if (!lock_.empty())
-            sql = "SELECT 1 FROM agentrt_runs WHERE id = " + key + " FOR UPDATE;\n";
-        sql += "SELECT 0, 0::bigint, 0::bigint, record FROM agentrt_runs WHERE id = " + key +
-               " UNION ALL (SELECT 1, idx, 0, record FROM agentrt_steps WHERE run_id = " + key +
-               " ORDER BY idx DESC LIMIT " + std::to_string(run_bundle::steps_kept) +
-               ") UNION ALL (SELECT 2, step, seq, record FROM agentrt_approvals WHERE run_id = " + key +
-               " ORDER BY step, seq LIMIT " + std::to_string(run_bundle::approvals_kept + 1) + ") ORDER BY 1, 2, 3";
+        if (locking_)
+            sql = t_.call(lock_run, {key}) + ";\n";
+        sql += t_.call(bundle_of_run, {key});
         run_bundle b;
         for (auto const& row : t_.exec(sql)) {
             switch (row[0].as<int>()) {
@@ -198,13 +238,13 @@ protected:
             b.approvals.clear();
             b.more_approvals = true;
         }
-        if (!lock_.empty())
+        if (locking_)
             (b.run ? present_ : absent_).emplace(id);
         return bundles_.emplace(std::string(id), std::move(b)).first->second;
     }
 
     transaction& t_;
-    std::string lock_;
+    bool locking_;
     mutable std::map<std::string, run_bundle, std::less<>> bundles_;
     // Runs this write read as absent: there is no row to lock, so a put creating one must be a plain
     // insert, which fails when another writer created it meanwhile (and the attempt is run again).
@@ -234,12 +274,11 @@ public:
         changed(run.id);
         bool creating = absent_.erase(run.id) > 0;
         if (!creating && present_.contains(run.id)) {
-            send("UPDATE agentrt_runs SET record = " + t_.bytea(record_text::of(run)) +
-                 " WHERE id = " + t_.bytea(run.id));
+            send(t_.call(update_run, {t_.bytea(run.id), t_.bytea(record_text::of(run))}));
             return;
         }
         if (!creating) {
-            auto known = t_.exec("SELECT run_order FROM agentrt_runs WHERE id = " + t_.bytea(run.id));
+            auto known = t_.exec(t_.call(run_order_of, {t_.bytea(run.id)}));
             creating = known.empty();
             if (!creating)
                 run.order = known[0][0].as<std::uint64_t>();
@@ -250,41 +289,31 @@ public:
             put_meta("run_order_next", std::to_string(run.order + 1));
         }
         if (creating) // a plain insert: two creators of one id must not both succeed
-            send("INSERT INTO agentrt_runs (id, run_order, record) VALUES (" + t_.bytea(run.id) + ", " +
-                 std::to_string(signed_of(run.order)) + ", " + t_.bytea(record_text::of(run)) + ")");
+            send(t_.call(insert_run,
+                         {t_.bytea(run.id), std::to_string(signed_of(run.order)), t_.bytea(record_text::of(run))}));
         else
-            send("UPDATE agentrt_runs SET record = " + t_.bytea(record_text::of(run)) +
-                 " WHERE id = " + t_.bytea(run.id));
+            send(t_.call(update_run, {t_.bytea(run.id), t_.bytea(record_text::of(run))}));
     }
     void put(step_record const& s) override {
         changed(s.run_id);
-        send("INSERT INTO agentrt_steps (run_id, idx, record) VALUES (" + t_.bytea(s.run_id) + ", " +
-             std::to_string(s.index) + ", " + t_.bytea(record_text::of(s)) +
-             ") ON CONFLICT (run_id, idx) DO UPDATE SET record = EXCLUDED.record");
+        send(t_.call(put_step, {t_.bytea(s.run_id), std::to_string(s.index), t_.bytea(record_text::of(s))}));
     }
     void put(approval_record const& a) override {
         changed(a.run_id);
-        send("INSERT INTO agentrt_approvals (run_id, step, seq, record) VALUES (" + t_.bytea(a.run_id) + ", " +
-             std::to_string(a.step_index) + ", " + std::to_string(a.seq) + ", " + t_.bytea(record_text::of(a)) +
-             ") ON CONFLICT (run_id, step, seq) DO UPDATE SET record = EXCLUDED.record");
+        send(t_.call(put_approval, {t_.bytea(a.run_id), std::to_string(a.step_index), std::to_string(a.seq),
+                                    t_.bytea(record_text::of(a))}));
     }
     void put(model_call_record const& m) override {
-        send("INSERT INTO agentrt_model_calls (run_id, seq, record) VALUES (" + t_.bytea(m.run_id) + ", " +
-             std::to_string(m.seq) + ", " + t_.bytea(record_text::of(m)) +
-             ") ON CONFLICT (run_id, seq) DO UPDATE SET record = EXCLUDED.record");
+        send(t_.call(put_model_call, {t_.bytea(m.run_id), std::to_string(m.seq), t_.bytea(record_text::of(m))}));
     }
     void put(event_record const& e) override {
-        send("INSERT INTO agentrt_events (run_id, seq, record) VALUES (" + t_.bytea(e.run_id) + ", " +
-             std::to_string(e.seq) + ", " + t_.bytea(record_text::of(e)) +
-             ") ON CONFLICT (run_id, seq) DO UPDATE SET record = EXCLUDED.record");
+        send(t_.call(put_event, {t_.bytea(e.run_id), std::to_string(e.seq), t_.bytea(record_text::of(e))}));
     }
     void put_meta(std::string_view key, std::string_view value) override {
-        send("INSERT INTO agentrt_meta (key, value) VALUES (" + t_.bytea(key) + ", " + t_.bytea(value) +
-             ") ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value");
+        send(t_.call(put_meta_value, {t_.bytea(key), t_.bytea(value)}));
     }
     void put_tool_spec(std::string_view hash, std::string_view spec) override {
-        send("INSERT INTO agentrt_tool_specs (hash, spec) VALUES (" + t_.bytea(hash) + ", " + t_.bytea(spec) +
-             ") ON CONFLICT (hash) DO NOTHING"); // a spec's hash names its text
+        send(t_.call(put_tool_spec_text, {t_.bytea(hash), t_.bytea(spec)}));
     }
     bool erase_run(std::string_view run_id) override {
         changed(run_id);
@@ -380,6 +409,7 @@ public:
         try {
             if (auto ok = prepare_schema(); !ok)
                 return ok;
+            pool_.prepare_on_each_connection(prepared_statements);
             take_liveness_lock();
         } catch (exception const& e) {
             return e.error();
