@@ -56,6 +56,9 @@ struct client::state {
 
     std::string protocol_version;
     json::object server_info;
+    std::atomic<bool> batches_allowed{false};     // in the version agreed
+    std::mutex renewing;                          // one initialize for the requests that found the session gone
+    std::atomic<std::uint64_t> sessions_begun{0}; // initialize answered, over this client's life
 
     ~state() {
         if (transport)
@@ -94,7 +97,23 @@ struct client::state {
     void on_line(std::string_view line) {
         boost::system::error_code ec;
         json::value v = json::parse(line, ec);
-        if (ec || !v.is_object())
+        if (!ec && v.is_array()) {
+            if (!batches_allowed)
+                return cut_off("it sent a JSON-RPC batch, which of the versions agentrt speaks only MCP "
+                               "2025-03-26 allows, and it agreed to another: " +
+                               excerpt(line));
+            if (v.get_array().empty())
+                return cut_off("it sent an empty JSON-RPC batch");
+            for (auto& message : v.get_array())
+                if (on_message(message, json::serialize(message)); broken_now())
+                    return;
+            return;
+        }
+        on_message(v, line, ec.failed());
+    }
+
+    void on_message(json::value& v, std::string_view line, bool unreadable = false) {
+        if (unreadable || !v.is_object())
             return cut_off("it sent a line that is not a JSON-RPC message: " + excerpt(line));
         auto& o = v.get_object();
         auto const* version = o.if_contains("jsonrpc");
@@ -143,7 +162,19 @@ struct client::state {
         pending[id];
         lock.unlock();
         json::object message{{"jsonrpc", "2.0"}, {"id", id}, {"method", method}, {"params", std::move(params)}};
-        auto sent = transport->send(json::serialize(message), deadline, stop);
+        auto const text = json::serialize(message);
+        auto const session = sessions_begun.load();
+        auto sent = transport->send(text, deadline, stop);
+        if (!sent && sent.error().code == errc::not_found && method != "initialize") {
+            // The server forgot the session (it expired it, or restarted) and took nothing of the
+            // message: a new session, and the message once more, as the transport asks.
+            if (auto renewed = renew_session(session); !renewed)
+                sent = error{renewed.error().code,
+                             sent.error().message + ", and a new one could not begin: " + renewed.error().message,
+                             {}};
+            else if (sent = transport->send(text, deadline, stop); !sent && sent.error().code == errc::not_found)
+                sent = error{errc::server_failed, sent.error().message + ", right after it began", {}};
+        }
         lock.lock();
         if (!sent && sent.error().code != errc::timed_out) { // timed out: cancelled below, as a late answer is
             pending.erase(id);
@@ -187,7 +218,17 @@ struct client::state {
         send_now({{"jsonrpc", "2.0"}, {"method", method}, {"params", std::move(params)}});
     }
 
+    // Once for every request that found session `ended` gone at once: the first begins the next.
+    result<void> renew_session(std::uint64_t ended) {
+        std::lock_guard lock(renewing);
+        if (sessions_begun != ended)
+            return {};
+        return initialize();
+    }
+
+    // What the server answered at the first initialize stays: a later session must agree with it.
     result<void> initialize() {
+        bool const first = sessions_begun == 0;
         json::object params{{"protocolVersion", protocol_versions[0]},
                             {"capabilities", json::object{}},
                             {"clientInfo", {{"name", "agentrt"}, {"version", "0.1.0"}}}};
@@ -212,11 +253,18 @@ struct client::state {
         auto const* capabilities = r.if_contains("capabilities");
         if (!capabilities || !capabilities->is_object() || !capabilities->get_object().contains("tools"))
             return failure(errc::server_failed, "it offers no tools (its capabilities have no \"tools\")");
-        protocol_version = std::string(v);
-        transport->negotiated(protocol_version);
-        if (auto const* info = r.if_contains("serverInfo"); info && info->is_object())
-            server_info = info->get_object();
+        if (!first && v != protocol_version)
+            return failure(errc::server_failed, "its new session speaks MCP " + std::string(v) + ", not " +
+                                                    protocol_version + " as the session before did");
+        if (first) {
+            batches_allowed = v == "2025-03-26";
+            protocol_version = std::string(v);
+            transport->negotiated(protocol_version);
+            if (auto const* info = r.if_contains("serverInfo"); info && info->is_object())
+                server_info = info->get_object();
+        }
         notify("notifications/initialized", {});
+        ++sessions_begun;
         return {};
     }
 };

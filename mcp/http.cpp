@@ -16,6 +16,7 @@
 #include <cctype>
 #include <cstdlib>
 #include <mutex>
+#include <utility>
 
 namespace agentrt::mcp::detail {
 namespace {
@@ -83,13 +84,16 @@ struct exchange {
 
     long status = 0;
     std::string content_type, session_id, authenticate;
-    std::string body; // JSON: the whole body; events: what follows the last whole event
+    std::string body;        // JSON: the whole body; events: what follows the last whole event
+    std::size_t scanned = 0; // events: where the search for a blank line goes on from
     bool events = false, over_cap = false;
 
     void hand_up_events() {
         // The end of the last whole event: a blank line (a line ending right after a line ending).
+        // The search goes on where the last chunk's ended, so that an event in many chunks is read
+        // once, not once per chunk.
         std::size_t end = 0;
-        for (std::size_t i = 0; i < body.size(); ++i) {
+        for (std::size_t i = scanned; i < body.size(); ++i) {
             bool const lf = body[i] == '\n', cr = body[i] == '\r';
             if (!lf && !cr)
                 continue;
@@ -104,10 +108,19 @@ struct exchange {
             }
             i = next - 1;
         }
-        if (end == 0)
+        auto const resume_from = [&] { // the line endings at the end may pair with what comes next
+            std::size_t at = body.size();
+            while (at > 0 && (body[at - 1] == '\n' || body[at - 1] == '\r'))
+                --at;
+            return at;
+        };
+        if (end == 0) {
+            scanned = resume_from();
             return;
+        }
         auto whole = sse::parse(std::string_view(body).substr(0, end));
         body.erase(0, end);
+        scanned = resume_from();
         for (auto const& e : whole.events)
             if (e.type == "message" && !e.data.empty())
                 to->message(e.data);
@@ -192,8 +205,9 @@ public:
         if (x.status == 401 || x.status == 403)
             return failed(authorization_demand(x));
         if (x.status == 404 && has_session()) {
-            to_.broken("it ended the session (HTTP 404 to a message of session " + session() + ")");
-            return failed("it ended the session (HTTP 404)");
+            std::lock_guard lock(mutex_);
+            std::string ended = std::exchange(session_, {});
+            return error{errc::not_found, "it ended the session (HTTP 404 to a message of session " + ended + ")", {}};
         }
         if (x.status < 200 || x.status >= 300)
             return failed("it answered HTTP " + std::to_string(x.status) + excerpt_of(x.body));
@@ -248,11 +262,6 @@ private:
         std::lock_guard lock(mutex_);
         return !session_.empty();
     }
-    std::string session() const {
-        std::lock_guard lock(mutex_);
-        return session_;
-    }
-
     static std::string excerpt_of(std::string const& body) {
         if (body.empty())
             return "";

@@ -29,7 +29,9 @@ public:
     // From here on, what the server sends goes to `to`.
     virtual void receive(receiver to) = 0;
     // Sends one message before `deadline` (errc::timed_out when it or `stop` ends the wait). Over
-    // HTTP, what the server answers has gone to the receiver by the time this returns.
+    // HTTP, what the server answers has gone to the receiver by the time this returns, and
+    // errc::not_found says the server no longer knows the session (HTTP 404): it took nothing of the
+    // message, and the transport has forgotten the session, so that an initialize starts another.
     virtual result<void> send(std::string_view message, time_point deadline, std::stop_token stop) = 0;
     // The protocol version agreed at initialize, for the transports that announce it.
     virtual void negotiated(std::string_view) {}

@@ -18,6 +18,7 @@
 #include <cstdlib>
 #include <fstream>
 #include <iostream>
+#include <mutex>
 #include <stdexcept>
 #include <string>
 #include <thread>
@@ -82,6 +83,15 @@ public:
         std::lock_guard lock(mutex_);
         out_.clear();
         answer(*id, method->get_string(), params && params->is_object() ? params->get_object() : none);
+        if (script_.batch_answers && !out_.empty() && method->get_string() != "initialize") {
+            std::string batch =
+                "[" + json::serialize(json::object{{"jsonrpc", "2.0"},
+                                                   {"method", "notifications/message"},
+                                                   {"params", {{"level", "info"}, {"data", "batched"}}}});
+            for (auto const& line : out_)
+                batch += "," + line;
+            out_.assign(1, batch + "]");
+        }
         return std::move(out_);
     }
 
@@ -257,6 +267,7 @@ private:
         if (r.target() != "/mcp")
             return reply(r, http::status::not_found);
         std::string const session = std::string(r["Mcp-Session-Id"]);
+        std::unique_lock sessions(sessions_mutex_);
         if (r.method() == http::verb::delete_) {
             stub_.journal(json::serialize(json::object{{"deleted_session", session}}));
             return reply(r, http::status::ok);
@@ -269,12 +280,26 @@ private:
         bool const initialize = method && *method == "initialize";
         if (!initialize) {
             std::string const version = std::string(r["MCP-Protocol-Version"]);
-            if (session != session_id)
+            if (session.empty() || session != current_session_) {
+                if (session.starts_with(session_prefix))
+                    return reply(r, http::status::not_found, "text/plain", "session " + session + " has ended");
                 return reply(r, http::status::bad_request, "text/plain", "missing or unknown Mcp-Session-Id");
+            }
+            if (script.session_lifetime != 0 && served_ == script.session_lifetime) {
+                current_session_.clear();
+                return reply(r, http::status::not_found, "text/plain", "session " + session + " has ended");
+            }
+            ++served_;
             if (version != script.protocol_version)
                 return reply(r, http::status::bad_request, "text/plain",
                              "MCP-Protocol-Version is \"" + version + "\", not the one agreed");
         }
+        if (initialize) {
+            current_session_ = std::string(session_prefix) + std::to_string(++sessions_started_);
+            served_ = 0;
+        }
+        std::string const this_session = current_session_;
+        sessions.unlock(); // a stalled call must not hold up the others
         auto lines = stub_.handle(r.body());
         bool const request = method && message.get_object().contains("id");
         if (!request)
@@ -306,12 +331,15 @@ private:
             out = reply(r, http::status::ok, "application/json", *whole);
         }
         if (initialize)
-            out.set("Mcp-Session-Id", session_id);
+            out.set("Mcp-Session-Id", this_session);
         return out;
     }
 
-    static constexpr char const* session_id = "stub-session-1";
+    static constexpr std::string_view session_prefix = "stub-session-";
     stub& stub_;
+    std::mutex sessions_mutex_;
+    std::string current_session_;
+    std::size_t sessions_started_ = 0, served_ = 0; // served_: messages of the current session
     net::io_context io_;
     tcp::acceptor acceptor_{io_};
 };
@@ -332,8 +360,10 @@ json::object stub_script::to_json() const {
             {"change_after_first_list", change_after_first_list},
             {"oversized_bytes", oversized_bytes},
             {"journal", journal.string()},
+            {"batch_answers", batch_answers},
             {"http_answer", http_answer == stub_http_answer::events ? "events" : "json"},
-            {"bearer_token", bearer_token}};
+            {"bearer_token", bearer_token},
+            {"session_lifetime", session_lifetime}};
 }
 
 stub_script stub_script::from_json(json::object const& o) {
@@ -350,8 +380,10 @@ stub_script stub_script::from_json(json::object const& o) {
         s.change_after_first_list = o.at("change_after_first_list").as_bool();
         s.oversized_bytes = json::value_to<std::size_t>(o.at("oversized_bytes"));
         s.journal = std::string(o.at("journal").as_string());
+        s.batch_answers = o.at("batch_answers").as_bool();
         s.http_answer = o.at("http_answer") == "events" ? stub_http_answer::events : stub_http_answer::json;
         s.bearer_token = std::string(o.at("bearer_token").as_string());
+        s.session_lifetime = json::value_to<std::size_t>(o.at("session_lifetime"));
         return s;
     } catch (std::invalid_argument const&) {
         throw;

@@ -71,6 +71,33 @@ TEST_SUITE("mcp client over stdio") {
         CHECK(server->protocol_version() == "2024-11-05");
     }
 
+    TEST_CASE("under MCP 2025-03-26 a JSON-RPC batch is read message by message; under 2025-06-18 it cuts the "
+              "server off") {
+        mcp_support::scratch dir;
+        auto script = one_tool(stub_behaviour::echo, dir);
+        script.batch_answers = true; // a notifications/message, then the answer, in one array
+        script.change_after_first_list = true;
+        script.protocol_version = "2025-03-26";
+        {
+            auto server = started(script);
+            auto tools = server->list_tools();
+            REQUIRE_MESSAGE(tools, (tools ? "" : tools.error().message));
+            CHECK(tools->size() == 1);
+            CHECK(server->tools_changed()); // the list_changed notification after the answer, in its batch
+            auto reply = server->call_tool("lookup", {{"order_id", "ord-1"}}, within(10s));
+            REQUIRE_MESSAGE(reply, (reply ? "" : reply.error().message));
+            CHECK(reply->structured_content == json::value{{"order_id", "ord-1"}});
+        }
+        script.protocol_version = "2025-06-18";
+        auto server = started(script);
+        auto tools = server->list_tools();
+        REQUIRE_FALSE(tools);
+        CHECK(tools.error().code == agentrt::errc::server_failed);
+        CHECK_MESSAGE(tools.error().message.find("it sent a JSON-RPC batch, which of the versions agentrt speaks only "
+                                                 "MCP 2025-03-26 allows") != std::string::npos,
+                      tools.error().message);
+    }
+
     TEST_CASE("a server too new or too old is refused, saying which") {
         mcp_support::scratch dir;
         auto script = one_tool(stub_behaviour::echo, dir);

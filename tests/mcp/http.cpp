@@ -11,7 +11,10 @@
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cstdlib>
+#include <string>
+#include <vector>
 
 namespace json = boost::json;
 namespace mcp = agentrt::mcp;
@@ -152,6 +155,74 @@ TEST_SUITE("mcp client over http") {
         auto not_http = mcp::client::start(mcp::http_server{"odd", "ftp://127.0.0.1/mcp", ""});
         REQUIRE_FALSE(not_http);
         CHECK(not_http.error().message.find("is not an http:// or https:// URL") != std::string::npos);
+    }
+
+    TEST_CASE("a session the server ended (HTTP 404) begins again with initialize, and the message it refused is "
+              "sent once more, in the new session") {
+        mcp_support::scratch dir;
+        auto script = shop(dir);
+        script.session_lifetime = 2; // notifications/initialized and one more message
+        stub_http_server server(script);
+        {
+            auto c = connected(server);
+            REQUIRE(c->list_tools());
+            for (std::string order : {"ord-1", "ord-2", "ord-3"}) {
+                auto reply = c->call_tool("lookup", {{"order_id", order}}, within(5s));
+                REQUIRE_MESSAGE(reply, (reply ? "" : reply.error().message));
+                CHECK(reply->structured_content == json::value{{"order_id", order}});
+            }
+        }
+        auto journal = journal_of(dir);
+        std::vector<std::string> methods;
+        for (auto const& m : journal)
+            methods.push_back(m.contains("method") ? std::string(m.at("method").as_string()) : "");
+        // Each call found its session gone: a new one began, and the call went once, in it.
+        std::vector<std::string> const expected{"initialize",
+                                                "notifications/initialized",
+                                                "tools/list",
+                                                "initialize",
+                                                "notifications/initialized",
+                                                "tools/call",
+                                                "initialize",
+                                                "notifications/initialized",
+                                                "tools/call",
+                                                "initialize",
+                                                "notifications/initialized",
+                                                "tools/call",
+                                                ""};
+        CHECK(methods == expected);
+        CHECK(journal.back() == json::object{{"deleted_session", "stub-session-4"}});
+    }
+
+    TEST_CASE("a server that ends each new session at once fails the call, and the client does not loop") {
+        mcp_support::scratch dir;
+        auto script = shop(dir);
+        script.session_lifetime = 1; // notifications/initialized only
+        stub_http_server server(script);
+        auto c = connected(server);
+        auto tools = c->list_tools();
+        REQUIRE_FALSE(tools);
+        CHECK(tools.error().code == agentrt::errc::server_failed);
+        CHECK_MESSAGE(tools.error().message.find("it ended the session (HTTP 404 to a message of session "
+                                                 "stub-session-2), right after it began") != std::string::npos,
+                      tools.error().message);
+        auto journal = journal_of(dir);
+        CHECK(std::count_if(journal.begin(), journal.end(), [](json::object const& m) {
+                  return m.contains("method") && m.at("method") == "initialize";
+              }) == 2);
+    }
+
+    TEST_CASE("an answer of a megabyte as server-sent events arrives whole, though it comes in many chunks") {
+        mcp_support::scratch dir;
+        auto script = shop(dir, stub_behaviour::oversized); // below the client's cap of 4 MiB here
+        script.oversized_bytes = std::size_t{1} << 20;
+        script.http_answer = stub_http_answer::events;
+        stub_http_server server(script);
+        auto c = connected(server);
+        auto reply = c->call_tool("lookup", {{"order_id", "ord-1"}}, within(10s));
+        REQUIRE_MESSAGE(reply, (reply ? "" : reply.error().message));
+        REQUIRE(reply->content.size() == 1);
+        CHECK(reply->content[0].at("text").as_string() == std::string(std::size_t{1} << 20, 'x'));
     }
 
     TEST_CASE("a stalled call over HTTP ends at its deadline and is cancelled") {

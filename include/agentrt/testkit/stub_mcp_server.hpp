@@ -53,9 +53,15 @@ struct stub_script {
     bool change_after_first_list = false;        // the first tool's description changes once listed, with list_changed
     std::size_t oversized_bytes = std::size_t{1} << 20;
     std::filesystem::path journal; // empty for none
+    // What the stub sends for a request after initialize goes as one JSON-RPC batch, a
+    // notifications/message first, as MCP 2025-03-26 allows (and 2025-06-18 no longer does).
+    bool batch_answers = false;
     // Over HTTP only:
     stub_http_answer http_answer = stub_http_answer::json;
     std::string bearer_token; // when not empty, a POST without "Authorization: Bearer <it>" gets 401
+    // Messages a session takes after initialize before the stub forgets it, as a server expires an
+    // idle session: a message of a session it forgot gets 404. 0 for never.
+    std::size_t session_lifetime = 0;
 
     boost::json::object to_json() const;
     static stub_script from_json(boost::json::object const& script); // throws std::invalid_argument
@@ -68,7 +74,8 @@ mcp::stdio_server stub_server(std::string name, stub_script const& script);
 // The stub serving `script` over HTTP on a loopback port of its own, in a process of its own, for
 // as long as this object lives. Over HTTP the stub keeps to the transport strictly: a message
 // without the session id initialize gave, or without the MCP-Protocol-Version agreed, gets 400;
-// the session's DELETE is journaled as {"deleted_session": ID}.
+// each initialize starts a session ("stub-session-1", then -2...); the session's DELETE is
+// journaled as {"deleted_session": ID}.
 class stub_http_server {
 public:
     // Throws std::runtime_error when the stub does not start or says no address.
