@@ -53,7 +53,7 @@ struct tool_$i {
     static constexpr std::chrono::milliseconds timeout{1000};
     using arguments = args_$i;
     agentrt::tool_result operator()(args_$i const& a, agentrt::call_context const&) const {
-        return agentrt::tool_output{a.count.get(), "ok"};
+        return agentrt::tool_output{int{a.count}, "ok"};
     }
 };
 CPP

@@ -90,6 +90,7 @@ struct member_of {
 template <class T, class Accessor, class Member = typename member_of<T, Accessor>::member_type>
 struct checked_member {
     static constexpr type_info const& type = type_info_of<Member>();
+    static_assert(max_type_depth == 20, "the message below names max_type_depth: say its new value there");
     static_assert(type.depth < max_type_depth,
                   "agentrt: this member nests JSON deeper than agentrt::max_type_depth (20) levels; "
                   "the notes name the member");
