@@ -104,9 +104,14 @@ struct client::state {
                                excerpt(line));
             if (v.get_array().empty())
                 return cut_off("it sent an empty JSON-RPC batch");
-            for (auto& message : v.get_array())
-                if (on_message(message, json::serialize(message)); broken_now())
-                    return;
+            // A batch arrives as one: what it notifies is applied before any answer in it wakes its
+            // caller, so the caller sees it (JSON-RPC leaves the order inside a batch open).
+            auto is_answer = [](json::value const& m) { return m.is_object() && !m.get_object().contains("method"); };
+            for (bool answers : {false, true})
+                for (auto& message : v.get_array())
+                    if (is_answer(message) == answers)
+                        if (on_message(message, json::serialize(message)); broken_now())
+                            return;
             return;
         }
         on_message(v, line, ec.failed());
