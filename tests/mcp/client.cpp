@@ -71,7 +71,7 @@ TEST_SUITE("mcp client over stdio") {
         CHECK(server->protocol_version() == "2024-11-05");
     }
 
-    TEST_CASE("under MCP 2025-03-26 a JSON-RPC batch is read message by message; under 2025-06-18 it cuts the "
+    TEST_CASE("under MCP 2025-03-26 a JSON-RPC batch is read message by message, and under 2025-06-18 it cuts the "
               "server off") {
         mcp_support::scratch dir;
         auto script = one_tool(stub_behaviour::echo, dir);

@@ -17,7 +17,7 @@ TEST_SUITE("models") {
         CHECK(s.ended_cleanly);
     }
 
-    TEST_CASE("server-sent events: data lines join with newlines; comments and unknown fields are skipped") {
+    TEST_CASE("server-sent events: data lines join with newlines, and comments and unknown fields are skipped") {
         auto s = agentrt::sse::parse(": keep-alive\ndata:first\ndata: second\nid: 7\nretry: 10\n\n");
         REQUIRE(s.events.size() == 1);
         CHECK(s.events[0].data == "first\nsecond");
