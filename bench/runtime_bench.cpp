@@ -137,66 +137,88 @@ void exec(sqlite3* db, char const* sql) {
     }
 }
 
-// SQLite in WAL mode with synchronous=FULL, four transactions per step (step started, decided,
-// tool started, tool finished), each a row update and an event insert.
+// The SQLite peer: a connection to a WAL database with synchronous=FULL that records a step as
+// four transactions (step started, decided, tool started, tool finished), each a row update and an
+// event insert.
+class sqlite_peer_connection {
+public:
+    explicit sqlite_peer_connection(std::string const& path) {
+        if (sqlite3_open(path.c_str(), &db_) != SQLITE_OK)
+            throw std::runtime_error("sqlite open " + path);
+        sqlite3_busy_timeout(db_, 10'000);
+        exec(db_, "PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL;"
+                  "CREATE TABLE IF NOT EXISTS steps(id INTEGER PRIMARY KEY, status TEXT, body BLOB);"
+                  "CREATE TABLE IF NOT EXISTS events(id INTEGER PRIMARY KEY AUTOINCREMENT, step INTEGER, body BLOB);");
+        prepare("INSERT OR REPLACE INTO steps(id, status, body) VALUES(?, ?, ?)", update_);
+        prepare("INSERT INTO events(step, body) VALUES(?, ?)", insert_);
+    }
+    sqlite_peer_connection(sqlite_peer_connection const&) = delete;
+    sqlite_peer_connection& operator=(sqlite_peer_connection const&) = delete;
+    ~sqlite_peer_connection() {
+        sqlite3_finalize(update_);
+        sqlite3_finalize(insert_);
+        sqlite3_close(db_);
+    }
+
+    void step(std::uint64_t id, std::string const& observation) {
+        transaction(id, small_);
+        transaction(id, small_);
+        transaction(id, small_);
+        transaction(id, observation);
+    }
+
+private:
+    void prepare(char const* sql, sqlite3_stmt*& statement) {
+        if (sqlite3_prepare_v2(db_, sql, -1, &statement, nullptr) != SQLITE_OK)
+            throw std::runtime_error(sqlite3_errmsg(db_));
+    }
+    void run(sqlite3_stmt* statement) {
+        int const rc = sqlite3_step(statement);
+        sqlite3_reset(statement);
+        if (rc != SQLITE_DONE)
+            throw std::runtime_error(sqlite3_errmsg(db_));
+    }
+    // BEGIN IMMEDIATE takes the write lock at once, so concurrent connections wait on busy_timeout
+    // instead of failing their upgrade.
+    void transaction(std::uint64_t id, std::string const& body) {
+        exec(db_, "BEGIN IMMEDIATE");
+        sqlite3_bind_int64(update_, 1, static_cast<sqlite3_int64>(id));
+        sqlite3_bind_text(update_, 2, "status", -1, SQLITE_STATIC);
+        sqlite3_bind_blob(update_, 3, body.data(), static_cast<int>(body.size()), SQLITE_STATIC);
+        run(update_);
+        sqlite3_bind_int64(insert_, 1, static_cast<sqlite3_int64>(id));
+        sqlite3_bind_blob(insert_, 2, small_.data(), static_cast<int>(small_.size()), SQLITE_STATIC);
+        run(insert_);
+        exec(db_, "COMMIT");
+    }
+
+    sqlite3* db_ = nullptr;
+    sqlite3_stmt* update_ = nullptr;
+    sqlite3_stmt* insert_ = nullptr;
+    std::string small_ = std::string(300, 's');
+};
+
 void sqlite_peer(benchmark::State& state) {
     auto const run_length = static_cast<std::uint64_t>(state.range(0));
     temp_dir dir;
-    sqlite3* db = nullptr;
-    if (sqlite3_open((dir.path / "peer.db").c_str(), &db) != SQLITE_OK)
-        throw std::runtime_error("sqlite open");
-    exec(db, "PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL;"
-             "CREATE TABLE steps(id INTEGER PRIMARY KEY, status TEXT, body BLOB);"
-             "CREATE TABLE events(id INTEGER PRIMARY KEY AUTOINCREMENT, step INTEGER, body BLOB);");
-    sqlite3_stmt* update = nullptr;
-    sqlite3_stmt* insert = nullptr;
-    sqlite3_prepare_v2(db, "INSERT OR REPLACE INTO steps(id, status, body) VALUES(?, ?, ?)", -1, &update, nullptr);
-    sqlite3_prepare_v2(db, "INSERT INTO events(step, body) VALUES(?, ?)", -1, &insert, nullptr);
-    std::string small(300, 's'), observation(static_cast<std::size_t>(state.range(1)) + 200, 'f');
+    sqlite_peer_connection peer((dir.path / "peer.db").string());
+    std::string observation(static_cast<std::size_t>(state.range(1)) + 200, 'f');
     std::uint64_t id = 0, steps = 0;
-    auto transaction = [&](std::string const& body) {
-        exec(db, "BEGIN");
-        sqlite3_bind_int64(update, 1, static_cast<sqlite3_int64>(id));
-        sqlite3_bind_text(update, 2, "status", -1, SQLITE_STATIC);
-        sqlite3_bind_blob(update, 3, body.data(), static_cast<int>(body.size()), SQLITE_STATIC);
-        sqlite3_step(update);
-        sqlite3_reset(update);
-        sqlite3_bind_int64(insert, 1, static_cast<sqlite3_int64>(id));
-        sqlite3_bind_blob(insert, 2, small.data(), static_cast<int>(small.size()), SQLITE_STATIC);
-        sqlite3_step(insert);
-        sqlite3_reset(insert);
-        exec(db, "COMMIT");
-    };
     for (auto _ : state) {
-        for (std::uint64_t i = 0; i < run_length; ++i, ++id) {
-            transaction(small);
-            transaction(small);
-            transaction(small);
-            transaction(observation);
-        }
+        for (std::uint64_t i = 0; i < run_length; ++i)
+            peer.step(id++, observation);
         steps += run_length;
     }
-    sqlite3_finalize(update);
-    sqlite3_finalize(insert);
-    sqlite3_close(db);
     report(state, steps, 0);
 }
 
-// The SQLite peer at the concurrency of concurrent_runs: one connection per thread to one WAL
-// database (synchronous=FULL; busy_timeout, BEGIN IMMEDIATE), each thread 4 runs of 10 steps of four
-// transactions.
+// The SQLite peer at the concurrency of concurrent_runs: one connection per thread to one
+// database, each thread 4 runs of 10 steps.
 void sqlite_peer_concurrent(benchmark::State& state) {
     auto const threads = static_cast<int>(state.range(0));
     temp_dir dir;
-    auto path = (dir.path / "peer.db").string();
-    {
-        sqlite3* db = nullptr;
-        sqlite3_open(path.c_str(), &db);
-        exec(db, "PRAGMA journal_mode=WAL;"
-                 "CREATE TABLE steps(id INTEGER PRIMARY KEY, status TEXT, body BLOB);"
-                 "CREATE TABLE events(id INTEGER PRIMARY KEY AUTOINCREMENT, step INTEGER, body BLOB);");
-        sqlite3_close(db);
-    }
+    auto const path = (dir.path / "peer.db").string();
+    sqlite_peer_connection{path}; // creates the tables before the threads race to
     constexpr std::uint64_t run_length = 10, runs_per_thread = 4;
     std::atomic<std::uint64_t> next_id{0};
     std::uint64_t steps = 0;
@@ -204,39 +226,10 @@ void sqlite_peer_concurrent(benchmark::State& state) {
         std::vector<std::thread> running;
         for (int t = 0; t < threads; ++t)
             running.emplace_back([&] {
-                sqlite3* db = nullptr;
-                sqlite3_open(path.c_str(), &db);
-                sqlite3_busy_timeout(db, 10'000);
-                exec(db, "PRAGMA synchronous=FULL;");
-                sqlite3_stmt* update = nullptr;
-                sqlite3_stmt* insert = nullptr;
-                sqlite3_prepare_v2(db, "INSERT OR REPLACE INTO steps(id, status, body) VALUES(?, ?, ?)", -1, &update,
-                                   nullptr);
-                sqlite3_prepare_v2(db, "INSERT INTO events(step, body) VALUES(?, ?)", -1, &insert, nullptr);
-                std::string small(300, 's'), observation(264, 'f');
-                auto transaction = [&](std::uint64_t id, std::string const& body) {
-                    exec(db, "BEGIN IMMEDIATE");
-                    sqlite3_bind_int64(update, 1, static_cast<sqlite3_int64>(id));
-                    sqlite3_bind_text(update, 2, "status", -1, SQLITE_STATIC);
-                    sqlite3_bind_blob(update, 3, body.data(), static_cast<int>(body.size()), SQLITE_STATIC);
-                    sqlite3_step(update);
-                    sqlite3_reset(update);
-                    sqlite3_bind_int64(insert, 1, static_cast<sqlite3_int64>(id));
-                    sqlite3_bind_blob(insert, 2, small.data(), static_cast<int>(small.size()), SQLITE_STATIC);
-                    sqlite3_step(insert);
-                    sqlite3_reset(insert);
-                    exec(db, "COMMIT");
-                };
-                for (std::uint64_t i = 0; i < runs_per_thread * run_length; ++i) {
-                    auto id = next_id++;
-                    transaction(id, small);
-                    transaction(id, small);
-                    transaction(id, small);
-                    transaction(id, observation);
-                }
-                sqlite3_finalize(update);
-                sqlite3_finalize(insert);
-                sqlite3_close(db);
+                sqlite_peer_connection peer(path);
+                std::string const observation(264, 'f');
+                for (std::uint64_t i = 0; i < runs_per_thread * run_length; ++i)
+                    peer.step(next_id++, observation);
             });
         for (auto& t : running)
             t.join();
