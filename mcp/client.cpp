@@ -168,17 +168,25 @@ struct client::state {
         lock.unlock();
         json::object message{{"jsonrpc", "2.0"}, {"id", id}, {"method", method}, {"params", std::move(params)}};
         auto const text = json::serialize(message);
-        auto const session = sessions_begun.load();
+        auto session = sessions_begun.load();
         auto sent = transport->send(text, deadline, stop);
-        if (!sent && sent.error().code == errc::not_found && method != "initialize") {
-            // The server forgot the session (it expired it, or restarted) and took nothing of the
-            // message: a new session, and the message once more, as the transport asks.
-            if (auto renewed = renew_session(session); !renewed)
+        // The server forgot the session (it expired it, or restarted) and took nothing of the
+        // message: a new session, and the message once more, as the transport asks. (A server that
+        // ends each new session at once is told apart by the transport: no loop.)
+        constexpr int most_renewals = 8; // other requests may use up the sessions begun for this one
+        for (int renewals = 0; !sent && sent.error().code == errc::not_found && method != "initialize"; ++renewals) {
+            if (renewals == most_renewals) {
+                sent = error{errc::server_failed, sent.error().message + ", as did each session begun since", {}};
+                break;
+            }
+            if (auto renewed = renew_session(session); !renewed) {
                 sent = error{renewed.error().code,
                              sent.error().message + ", and a new one could not begin: " + renewed.error().message,
                              {}};
-            else if (sent = transport->send(text, deadline, stop); !sent && sent.error().code == errc::not_found)
-                sent = error{errc::server_failed, sent.error().message + ", right after it began", {}};
+                break;
+            }
+            session = sessions_begun.load();
+            sent = transport->send(text, deadline, stop);
         }
         lock.lock();
         if (!sent && sent.error().code != errc::timed_out) { // timed out: cancelled below, as a late answer is
@@ -224,17 +232,21 @@ struct client::state {
     }
 
     // Once for every request that found session `ended` gone at once: the first begins the next.
+    // A session that cannot begin again ends the client: its requests would go nowhere.
     result<void> renew_session(std::uint64_t ended) {
         std::lock_guard lock(renewing);
         if (sessions_begun != ended)
             return {};
-        return initialize();
+        auto renewed = initialize();
+        if (!renewed)
+            cut_off("a new session could not begin: " + renewed.error().message);
+        return renewed;
     }
 
     // What the server answered at the first initialize stays: a later session must agree with it.
     result<void> initialize() {
         bool const first = sessions_begun == 0;
-        json::object params{{"protocolVersion", protocol_versions[0]},
+        json::object params{{"protocolVersion", first ? protocol_versions[0] : std::string_view(protocol_version)},
                             {"capabilities", json::object{}},
                             {"clientInfo", {{"name", "agentrt"}, {"version", "0.1.0"}}}};
         auto answer =
@@ -269,6 +281,8 @@ struct client::state {
                 server_info = info->get_object();
         }
         notify("notifications/initialized", {});
+        if (!first) // a new session may be a server started again, serving other tools
+            list_changed = true;
         ++sessions_begun;
         return {};
     }

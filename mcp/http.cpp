@@ -68,11 +68,18 @@ bool loopback(std::string const& host) {
     return host == "localhost" || host == "[::1]" || host == "::1";
 }
 
-// A request (it has a method and an id) wants an answer; a notification or an answer does not.
-bool is_request(std::string_view message) {
+// What a message asks: a request (a method and an id) wants an answer; a notification or an
+// answer does not; initialize begins a session.
+struct message_kind {
+    bool request = false, initialize = false;
+};
+
+message_kind kind_of(std::string_view message) {
     boost::system::error_code ec;
     auto v = boost::json::parse(message, ec);
-    return !ec && v.is_object() && v.get_object().contains("method") && v.get_object().contains("id");
+    auto const* o = ec ? nullptr : v.if_object();
+    auto const* method = o ? o->if_contains("method") : nullptr;
+    return {method && o->contains("id"), method && *method == "initialize"};
 }
 
 // The bytes of one response, handed up as messages as soon as each is whole.
@@ -83,28 +90,36 @@ struct exchange {
     time_point deadline;
 
     long status = 0;
+    std::string sent_session; // the Mcp-Session-Id the message went with
     std::string content_type, session_id, authenticate;
     std::string body;        // JSON: the whole body; events: what follows the last whole event
     std::size_t scanned = 0; // events: where the search for a blank line goes on from
     bool events = false, over_cap = false;
 
-    void hand_up_events() {
+    // `stream_ended`: nothing follows, so a \r at the very end is a whole line ending.
+    void hand_up_events(bool stream_ended = false) {
         // The end of the last whole event: a blank line (a line ending right after a line ending).
         // The search goes on where the last chunk's ended, so that an event in many chunks is read
         // once, not once per chunk.
         std::size_t end = 0;
+        auto line_end_at = [&](std::size_t at) -> std::size_t { // where the line ending at `at` ends; 0 when unknown
+            if (body[at] == '\n')
+                return at + 1;
+            if (at + 1 < body.size())
+                return at + (body[at + 1] == '\n' ? 2 : 1);
+            return stream_ended ? at + 1 : 0; // a \r that may be the first half of \r\n
+        };
         for (std::size_t i = scanned; i < body.size(); ++i) {
-            bool const lf = body[i] == '\n', cr = body[i] == '\r';
-            if (!lf && !cr)
+            if (body[i] != '\n' && body[i] != '\r')
                 continue;
-            if (cr && i + 1 == body.size())
-                break; // a \r that may be the first half of \r\n
-            std::size_t next = i + (cr && body[i + 1] == '\n' ? 2 : 1);
+            std::size_t const next = line_end_at(i);
+            if (next == 0)
+                break;
             if (next < body.size() && (body[next] == '\n' || body[next] == '\r')) {
-                bool const cr2 = body[next] == '\r';
-                if (cr2 && next + 1 == body.size())
+                std::size_t const after = line_end_at(next);
+                if (after == 0)
                     break;
-                end = next + (cr2 && body[next + 1] == '\n' ? 2 : 1);
+                end = after;
             }
             i = next - 1;
         }
@@ -182,9 +197,16 @@ public:
         stopped_ = true;
     }
 
+    // A session the server ended stays ended until an initialize begins the next: until then a
+    // message goes nowhere and says not_found at once, so that its sender begins the next session
+    // (a message sent without the session id would only be refused, HTTP 400).
     result<void> send(std::string_view message, time_point deadline, std::stop_token stop) override {
         if (receiving_stopped())
             return failed("the connection is closed");
+        auto const kind = kind_of(message);
+        if (!kind.initialize)
+            if (std::lock_guard lock(mutex_); !ended_.empty())
+                return error{errc::not_found, "it ended the session (" + ended_ + ")", {}};
         exchange x;
         x.to = &to_;
         x.cap = options_.max_message_bytes;
@@ -193,25 +215,37 @@ public:
         auto done = perform("POST", message, x);
         if (!done)
             return done;
-        if (!x.session_id.empty()) {
+        if (kind.initialize && x.status >= 200 && x.status < 300) { // the id of the session it began, if any
             std::lock_guard lock(mutex_);
+            replacement_ = !ended_.empty();
             session_ = x.session_id;
+            ended_.clear();
+            messages_in_session_ = 0;
         }
         if (x.status == 202 || x.status == 204) {
-            if (is_request(message)) // nothing would ever answer it
+            if (kind.request) // nothing would ever answer it
                 return failed("it answered a request with HTTP " + std::to_string(x.status) + " and no message");
             return {};
         }
         if (x.status == 401 || x.status == 403)
             return failed(authorization_demand(x));
-        if (x.status == 404 && has_session()) {
+        if (x.status == 404 && !x.sent_session.empty()) {
+            std::string said = "HTTP 404 to a message of session " + x.sent_session;
             std::lock_guard lock(mutex_);
-            std::string ended = std::exchange(session_, {});
-            return error{errc::not_found, "it ended the session (HTTP 404 to a message of session " + ended + ")", {}};
+            if (session_ != x.sent_session) // a session begun since, which a late 404 must not end
+                return error{errc::not_found, "it ended the session (" + said + ")", {}};
+            session_.clear();
+            ended_ = said;
+            // A session begun for an ended one that refuses the first message after
+            // notifications/initialized: a server that ends each session at once.
+            if (replacement_ && messages_in_session_ <= 2)
+                return failed("it ended the session (" + said + "), right after it began");
+            return error{errc::not_found, "it ended the session (" + said + ")", {}};
         }
         if (x.status < 200 || x.status >= 300)
             return failed("it answered HTTP " + std::to_string(x.status) + excerpt_of(x.body));
         if (x.events) {
+            x.hand_up_events(true); // a last event that ends the stream with a bare \r
             // What follows the last blank line is an event cut off, which the SSE standard discards.
         } else if (x.content_type.rfind("application/json", 0) == 0) {
             if (!x.body.empty())
@@ -258,10 +292,6 @@ private:
         std::lock_guard lock(mutex_);
         return stopped_;
     }
-    bool has_session() const {
-        std::lock_guard lock(mutex_);
-        return !session_.empty();
-    }
     static std::string excerpt_of(std::string const& body) {
         if (body.empty())
             return "";
@@ -294,8 +324,11 @@ private:
         add("Accept: application/json, text/event-stream");
         {
             std::lock_guard lock(mutex_);
-            if (!session_.empty())
+            x.sent_session = session_;
+            if (!session_.empty()) {
                 add("Mcp-Session-Id: " + session_);
+                ++messages_in_session_;
+            }
             if (!version_.empty())
                 add("MCP-Protocol-Version: " + version_);
         }
@@ -343,6 +376,9 @@ private:
     receiver to_;
     mutable std::mutex mutex_;
     std::string session_, version_;
+    std::string ended_;                   // how the last session ended, until the next begins
+    bool replacement_ = false;            // the session was begun for one that ended
+    std::size_t messages_in_session_ = 0; // sent with its id, by every thread
     bool stopped_ = false, closed_ = false;
 };
 

@@ -316,14 +316,17 @@ private:
             return std::nullopt;
         }
         response out;
-        if (script.http_answer == stub_http_answer::events) {
-            std::string stream = "event: message\ndata: " +
-                                 json::serialize(json::object{{"jsonrpc", "2.0"},
-                                                              {"method", "notifications/message"},
-                                                              {"params", {{"level", "info"}, {"data", "working"}}}}) +
-                                 "\n\n";
+        if (script.http_answer != stub_http_answer::json) {
+            char const end = script.http_answer == stub_http_answer::events_cr ? '\r' : '\n';
+            auto event = [&](std::string const& data) {
+                return "event: message" + std::string(1, end) + "data: " + data + std::string(2, end);
+            };
+            std::string stream =
+                event(json::serialize(json::object{{"jsonrpc", "2.0"},
+                                                   {"method", "notifications/message"},
+                                                   {"params", {{"level", "info"}, {"data", "working"}}}}));
             for (auto const& line : lines)
-                stream += "event: message\ndata: " + line + "\n\n";
+                stream += event(line);
             out = reply(r, http::status::ok, "text/event-stream", std::move(stream));
         } else {
             auto whole = std::find_if(lines.begin(), lines.end(),
@@ -361,7 +364,9 @@ json::object stub_script::to_json() const {
             {"oversized_bytes", oversized_bytes},
             {"journal", journal.string()},
             {"batch_answers", batch_answers},
-            {"http_answer", http_answer == stub_http_answer::events ? "events" : "json"},
+            {"http_answer", http_answer == stub_http_answer::events      ? "events"
+                            : http_answer == stub_http_answer::events_cr ? "events_cr"
+                                                                         : "json"},
             {"bearer_token", bearer_token},
             {"session_lifetime", session_lifetime}};
 }
@@ -381,7 +386,10 @@ stub_script stub_script::from_json(json::object const& o) {
         s.oversized_bytes = json::value_to<std::size_t>(o.at("oversized_bytes"));
         s.journal = std::string(o.at("journal").as_string());
         s.batch_answers = o.at("batch_answers").as_bool();
-        s.http_answer = o.at("http_answer") == "events" ? stub_http_answer::events : stub_http_answer::json;
+        auto const& answer = o.at("http_answer");
+        s.http_answer = answer == "events"      ? stub_http_answer::events
+                        : answer == "events_cr" ? stub_http_answer::events_cr
+                                                : stub_http_answer::json;
         s.bearer_token = std::string(o.at("bearer_token").as_string());
         s.session_lifetime = json::value_to<std::size_t>(o.at("session_lifetime"));
         return s;

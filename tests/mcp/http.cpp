@@ -13,7 +13,9 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <map>
 #include <string>
+#include <thread>
 #include <vector>
 
 namespace json = boost::json;
@@ -69,6 +71,9 @@ TEST_SUITE("mcp client over http") {
         }
         SUBCASE("answers as server-sent events") {
             script.http_answer = stub_http_answer::events;
+        }
+        SUBCASE("answers as server-sent events whose lines end in a bare CR, the last one too") {
+            script.http_answer = stub_http_answer::events_cr;
         }
         stub_http_server server(script);
         auto c = connected(server);
@@ -210,6 +215,58 @@ TEST_SUITE("mcp client over http") {
         CHECK(std::count_if(journal.begin(), journal.end(), [](json::object const& m) {
                   return m.contains("method") && m.at("method") == "initialize";
               }) == 2);
+    }
+
+    TEST_CASE("calls from many threads over sessions the server keeps ending each go once, and all get answers") {
+        mcp_support::scratch dir;
+        auto script = shop(dir);
+        script.session_lifetime = 3; // notifications/initialized and two more messages
+        stub_http_server server(script);
+        auto c = connected(server);
+        constexpr int threads = 4, calls = 5;
+        std::vector<std::string> failures(threads);
+        {
+            std::vector<std::jthread> callers;
+            for (int t = 0; t < threads; ++t)
+                callers.emplace_back([&, t] {
+                    for (int i = 0; i < calls; ++i) {
+                        std::string order = "ord-" + std::to_string(t) + "-" + std::to_string(i);
+                        auto reply = c->call_tool("lookup", {{"order_id", order}}, within(10s));
+                        if (!reply)
+                            failures[t] += reply.error().message + "\n";
+                        else if (reply->structured_content != json::value{{"order_id", order}})
+                            failures[t] += "the answer to " + order + " was another's\n";
+                    }
+                });
+        }
+        for (auto const& f : failures)
+            CHECK_MESSAGE(f.empty(), f);
+        std::map<std::string, int> calls_of;
+        int sessions = 0;
+        for (auto const& m : journal_of(dir)) {
+            if (m.contains("method") && m.at("method") == "tools/call")
+                ++calls_of[std::string(m.at("params").at("arguments").at("order_id").as_string())];
+            sessions += m.contains("method") && m.at("method") == "initialize";
+        }
+        CHECK(calls_of.size() == std::size_t{threads * calls});
+        CHECK(std::all_of(calls_of.begin(), calls_of.end(), [](auto const& c) { return c.second == 1; }));
+        CHECK(sessions >= threads * calls / 2); // a session served at most two calls
+    }
+
+    TEST_CASE("a notification the ended session refused leaves the next request to begin a new session") {
+        mcp_support::scratch dir;
+        auto script = shop(dir);
+        script.tools.push_back({"wait", "Never answers.", mcp_support::order_schema(), {}, stub_behaviour::stall});
+        script.session_lifetime = 2; // notifications/initialized and the stalled call
+        stub_http_server server(script);
+        auto c = connected(server);
+        auto stalled = c->call_tool("wait", {{"order_id", "ord-1"}}, within(300ms));
+        REQUIRE_FALSE(stalled);
+        CHECK(stalled.error().code == agentrt::errc::timed_out); // its notifications/cancelled gets 404
+        auto reply = c->call_tool("lookup", {{"order_id", "ord-2"}}, within(5s));
+        REQUIRE_MESSAGE(reply, (reply ? "" : reply.error().message));
+        CHECK(reply->structured_content == json::value{{"order_id", "ord-2"}});
+        CHECK(c->tools_changed()); // a new session may serve other tools
     }
 
     TEST_CASE("an answer of a megabyte as server-sent events arrives whole, though it comes in many chunks") {

@@ -44,7 +44,11 @@ struct stub_tool {
 
 // How the stub answers a POST over HTTP: one JSON message, or a stream of server-sent events (a
 // notifications/message first, then what stdio would send, list_changed included).
-enum class stub_http_answer { json, events };
+enum class stub_http_answer {
+    json,      // one JSON message
+    events,    // server-sent events, lines ending in \n
+    events_cr, // server-sent events, lines ending in a bare \r (which the SSE standard allows)
+};
 
 struct stub_script {
     std::vector<stub_tool> tools;
