@@ -102,8 +102,8 @@ int round_trips(std::string const& log) {
     return n;
 }
 
-TEST_CASE("a tool call step costs six round trips: a read is one statement, a write sends BEGIN with its first read "
-          "and its writes with COMMIT, and a run comes with its last steps and its approvals") {
+// The round trips of `steps` tool call steps of one run.
+int round_trips_of_steps(int steps) {
     world w;
     test_support::private_postgres_server server;
     auto s = agentrt::store::open(server.uri() + "&options=-clog_statement%3Dall").value();
@@ -113,19 +113,53 @@ TEST_CASE("a tool call step costs six round trips: a read is one statement, a wr
     auto session = g.begin("count the round trips").value();
     (void)session.open_step().value();
     int const before = round_trips(server.log());
-    constexpr int steps = 5;
     for (int i = 0; i < steps; ++i) {
         REQUIRE(session.propose(decision::call("lookup_order", lookup_args)).value().status ==
                 agentrt::step_status::executing);
         REQUIRE(session.execute().value().status == agentrt::step_status::done);
         (void)session.open_step().value();
     }
-    int const sent = round_trips(server.log()) - before;
     CHECK(w.calls["lookup_order"] == steps);
-    // Two reads (the policy's view, the check before the tool) of one round trip each, and two
-    // writes (the tool's start, its outcome with the next step) of two each.
-    CHECK(sent <= 6 * steps);
-    CHECK(sent >= 4 * steps); // the log is the one the store's sessions write
+    return round_trips(server.log()) - before;
+}
+
+TEST_CASE("a tool call step costs four round trips: a read is one statement, and a write taken from what the "
+          "worker last saw sends the run's lock, its digest, its writes and COMMIT in one message") {
+    constexpr int steps = 5;
+    int const sent = round_trips_of_steps(steps);
+    // Two reads (the policy's view, the check before the tool) and two writes (the tool's start,
+    // its outcome with the next step), one round trip each.
+    CHECK(sent <= 4 * steps);
+    CHECK(sent >= 2 * steps); // the log is the one the store's sessions write
+}
+
+TEST_CASE("a write taken from what a worker saw before another worker changed the run is refused by the server and "
+          "run again from fresh reads: no change is lost") {
+    auto where = fresh_postgres_store();
+    auto s = open_pg(where);
+    auto other = open_pg(where); // its own connections, its own view
+    world w;
+    agentrt::gate g(s, w.table, w.policy, w.options());
+    auto id = g.begin("two writers").value().run_id();
+    auto goal_of = [&](agentrt::store const& store) {
+        return store.read([&](agentrt::store_reader const& r) { return r.run(id).value().goal; });
+    };
+    CHECK(goal_of(s) == "two writers"); // what this thread saw of the run, through `s`
+    other.write([&](agentrt::store_writer& writer) {
+        auto run = writer.run(id).value();
+        run.goal += ", changed by the other";
+        writer.put(run);
+    });
+    int attempts = 0;
+    s.write([&](agentrt::store_writer& writer) {
+        ++attempts;
+        auto run = writer.run(id).value();
+        run.goal += ", then by this one";
+        writer.put(run);
+    });
+    CHECK(attempts == 2); // the first, from what it had seen, was refused
+    CHECK(goal_of(other) == "two writers, changed by the other, then by this one");
+    CHECK(agentrt::check_invariants(s).ok());
 }
 
 int occurrences(std::string const& log, std::string_view what) {

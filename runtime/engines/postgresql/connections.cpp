@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <poll.h>
 #include <stdexcept>
 #include <thread>
 #include <utility>
@@ -156,6 +157,13 @@ errc code_of(pqxx::sql_error const& e) {
     return e.sqlstate() == "53100" ? errc::storage_full : errc::store_failed; // disk_full
 }
 
+// An idle session has nothing to say: a socket with something to read holds the server's farewell
+// (a restart's or pg_terminate_backend's FATAL) or its end.
+bool looks_open(pqxx::connection_base const& c) {
+    pollfd p{c.sock(), POLLIN, 0};
+    return p.fd >= 0 && ::poll(&p, 1, 0) == 0;
+}
+
 } // namespace
 
 transaction::transaction(pqxx::connection& c, txn_kind kind, bool snapshot, bool prepared)
@@ -227,6 +235,10 @@ std::string transaction::bytea(std::string_view bytes) {
     return t_.quote_raw(reinterpret_cast<unsigned char const*>(bytes.data()), bytes.size());
 }
 
+std::string transaction::text(std::string_view text) {
+    return t_.quote(std::string(text));
+}
+
 std::string transaction::call(statement const& s, std::initializer_list<std::string_view> literals) const {
     auto const* given = literals.begin();
     std::string out;
@@ -259,9 +271,11 @@ void transaction::commit() {
         std::rethrow_exception(failure_);
     if (!open_ && queued_.empty())
         return; // nothing was sent: there is no transaction
-    if (!open_)
+    if (!open_ && !(one_message_ && kind_ == txn_kind::write && looks_open(t_.conn())))
         exec(""); // BEGIN sent apart from COMMIT: a link already dead is then a plain retry, not a doubt
-    std::string text = std::move(queued_) + "COMMIT";
+    std::string const begin = open_ ? "" : "BEGIN;\n";
+    open_ = true;
+    std::string text = begin + std::move(queued_) + "COMMIT";
     queued_.clear();
     if (kind_ == txn_kind::read) {
         open_ = false;
@@ -329,7 +343,8 @@ thread_local inside const* inside::innermost = nullptr;
 
 } // namespace
 
-void in_transaction(connection_pool& pool, txn_kind kind, std::function<void(transaction&)> const& work) {
+void in_transaction(connection_pool& pool, txn_kind kind, std::function<void(transaction&)> const& work,
+                    std::function<commit_outcome()> const& resolve) {
     if (transaction* open = kind == txn_kind::read ? inside::of(pool) : nullptr) {
         auto& t = *open;
         t.enter_savepoint();
@@ -344,7 +359,8 @@ void in_transaction(connection_pool& pool, txn_kind kind, std::function<void(tra
     }
     bool snapshot = false;
     for (int attempt = 1;; ++attempt) {
-        std::string again; // why this attempt is to be run again
+        std::string again;    // why this attempt is to be run again
+        std::string in_doubt; // the connection was lost during COMMIT
         {
             auto c = pool.take();
             bool told = true; // the server knows the attempt ended
@@ -373,10 +389,7 @@ void in_transaction(connection_pool& pool, txn_kind kind, std::function<void(tra
                 continue;
             } catch (pqxx::in_doubt_error const& e) {
                 c.drop();
-                throw exception(err(errc::store_failed, "store " + pool.shown() +
-                                                            ": the connection was lost during COMMIT, so whether the "
-                                                            "transaction was written is unknown: " +
-                                                            said(e)));
+                in_doubt = said(e);
             } catch (pqxx::transaction_rollback const& e) { // serialization failure, deadlock
                 again = said(e);
             } catch (pqxx::unique_violation const& e) { // two inserted one key: the loser sees it next time
@@ -404,6 +417,17 @@ void in_transaction(connection_pool& pool, txn_kind kind, std::function<void(tra
             if (!told)
                 c.drop();
         } // the connection goes back before the pause: other threads need not wait out this one's
+        if (!in_doubt.empty()) {
+            auto outcome = resolve ? resolve() : commit_outcome::unknown;
+            if (outcome == commit_outcome::written)
+                return;
+            if (outcome == commit_outcome::unknown)
+                throw exception(err(errc::store_failed, "store " + pool.shown() +
+                                                            ": the connection was lost during COMMIT, so whether the "
+                                                            "transaction was written is unknown: " +
+                                                            in_doubt));
+            again = in_doubt;
+        }
         if (attempt == max_attempts)
             throw exception(err(errc::store_failed, "store " + pool.shown() + ": gave up after " +
                                                         std::to_string(max_attempts) + " attempts: " + again));

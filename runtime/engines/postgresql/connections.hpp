@@ -114,8 +114,9 @@ public:
     void queue(std::string_view statement);
     std::size_t queued_bytes() const noexcept { return queued_.size(); }
 
-    // The bytes as a bytea literal.
+    // The bytes as a bytea literal; the text as a text literal.
     std::string bytea(std::string_view bytes);
+    std::string text(std::string_view text);
     // `s` with its parameters given as literals: EXECUTE when the connection prepared it, else its body
     // with the literals in place of $1, $2...
     std::string call(statement const& s, std::initializer_list<std::string_view> literals) const;
@@ -139,6 +140,13 @@ public:
     // A read's commit did not reach the server: the connection is not to be used again.
     bool lost() const noexcept { return lost_; }
 
+    txn_kind kind() const noexcept { return kind_; }
+    // A write that has read nothing may send BEGIN, its statements and COMMIT as one message, when
+    // its caller can tell afterwards whether a commit lost on the way was written (see
+    // in_transaction's `resolve`), and the connection shows no sign of having been ended since it
+    // was last used. Otherwise BEGIN goes alone first, so that a connection found dead is a retry.
+    void may_commit_in_one_message() noexcept { one_message_ = true; }
+
 private:
     pqxx::nontransaction t_;
     txn_kind kind_;
@@ -148,6 +156,7 @@ private:
     bool sent_alone_ = false; // a read sent its statement outside a transaction block
     bool lost_ = false;
     bool prepared_;
+    bool one_message_ = false;
     std::exception_ptr failure_; // the first statement that failed, unless a savepoint undid it
 };
 
@@ -156,6 +165,9 @@ private:
 // std::exception, so that no handler of a reader's caller takes it for a failure of its own.
 struct needs_snapshot {};
 
+// What a write whose connection was lost during COMMIT finds when it looks again.
+enum class commit_outcome { written, not_written, unknown };
+
 // Runs `work` in one transaction (read: REPEATABLE READ, read only; write: READ COMMITTED with the
 // writer's row locks) on a pooled connection and commits it. Called within a transaction of the same
 // pool on this thread (a holder's liveness asked while a write decides on its run), a read runs in
@@ -163,7 +175,9 @@ struct needs_snapshot {};
 // one statement outside a transaction block, and again as a transaction if it needs more. A deadlock, a serialization
 // failure, two inserts of one key, or a connection lost before the commit aborts the attempt and runs `work` again, a
 // bounded number of times. A connection lost during COMMIT leaves the outcome unknown: errc::store_failed saying so,
-// never a retry. Other database errors are agentrt::exception (errc::store_failed; errc::storage_full for a full disk).
-void in_transaction(connection_pool& pool, txn_kind kind, std::function<void(transaction&)> const& work);
+// never a retry, unless `resolve` (called on a connection of its own) tells: written is success, not written a
+// retry. Other database errors are agentrt::exception (errc::store_failed; errc::storage_full for a full disk).
+void in_transaction(connection_pool& pool, txn_kind kind, std::function<void(transaction&)> const& work,
+                    std::function<commit_outcome()> const& resolve = {});
 
 } // namespace agentrt::pg_detail

@@ -4,6 +4,7 @@
 #include "connections.hpp"
 #include "errors.hpp"
 #include "record_text.hpp"
+#include "run_bundles.hpp"
 
 #include <algorithm>
 #include <array>
@@ -91,26 +92,6 @@ statement const put_tool_spec_text{"agentrt_2_put_tool_spec", "bytea, bytea",
                                    "INSERT INTO agentrt_tool_specs (hash, spec) VALUES ($1, $2) "
                                    "ON CONFLICT (hash) DO NOTHING"}; // a spec's hash names its text
 
-// What one statement brings of a run: its record, its last two steps and its first approvals, the
-// reads a step of the runtime makes of its run, in one round trip instead of three.
-struct run_bundle {
-    static constexpr std::size_t steps_kept = 2, approvals_kept = 64;
-
-    std::optional<std::string> run;
-    std::vector<std::pair<std::uint64_t, std::string>> steps; // ascending index
-    std::vector<std::string> approvals;                       // by step, then sequence
-    bool more_approvals = false;
-
-    // Whether the bundle says what step `index` is (absent included).
-    bool knows_step(std::uint64_t index) const { return steps.size() < steps_kept || index >= steps.front().first; }
-    std::optional<std::string> step(std::uint64_t index) const {
-        for (auto const& [i, text] : steps)
-            if (i == index)
-                return text;
-        return std::nullopt;
-    }
-};
-
 statement const bundle_of_run{
     "agentrt_2_run_bundle", "bytea",
     "SELECT 0, 0::bigint, 0::bigint, record FROM agentrt_runs WHERE id = $1 "
@@ -119,9 +100,28 @@ statement const bundle_of_run{
         ") UNION ALL (SELECT 2, step, seq, record FROM agentrt_approvals WHERE run_id = $1 ORDER BY step, seq LIMIT " +
         std::to_string(run_bundle::approvals_kept + 1) + ") ORDER BY 1, 2, 3"};
 
-std::array<statement, 15> const prepared_statements{
-    lock_run,       bundle_of_run, step_at, run_order_of, insert_run,     update_run,   put_step,          put_approval,
-    put_model_call, put_event,     meta_at, meta_locked,  put_meta_value, tool_spec_of, put_tool_spec_text};
+// Fails with a serialization failure unless the run's bundle is still the one of the digest $2.
+statement const expect_bundle{"agentrt_2_expect_bundle", "bytea, text", "SELECT agentrt_2_expect_run_bundle($1, $2)"};
+
+std::vector<statement> statements_to_prepare(bool optimistic) {
+    std::vector<statement> out{lock_run,     bundle_of_run,  step_at,        meta_at,      meta_locked,
+                               run_order_of, insert_run,     update_run,     put_step,     put_approval,
+                               put_event,    put_model_call, put_meta_value, tool_spec_of, put_tool_spec_text};
+    if (optimistic) // prepared only where the function exists
+        out.push_back(expect_bundle);
+    return out;
+}
+
+std::string schema_script() {
+    return schema_v2 + expect_run_bundle_function(bundle_of_run.body);
+}
+
+// A write's last put of a run's record, when it changed the record: after a connection lost during
+// COMMIT, the record read again says whether the commit was written (no other writer writes the
+// same bytes: a record carries its holder, its times and the hash of its last event).
+struct written_run {
+    std::string id, text;
+};
 
 // Reads of one transaction. In a write, a run's row and a meta row are read FOR UPDATE: every write
 // of the runtime reads its run first, so the writers of one run queue on its row, and those that
@@ -167,10 +167,10 @@ public:
                       step_from_json);
     }
     std::vector<approval_record> approvals(std::string_view run_id) const override {
-        if (auto b = bundles_.find(run_id); b != bundles_.end() && !b->second.more_approvals) {
+        if (auto b = bundles_.find(run_id); b != bundles_.end() && !b->second.more_approvals()) {
             std::vector<approval_record> out;
-            for (auto const& text : b->second.approvals)
-                out.push_back(approval_from_json(parse_record_text(text)));
+            for (auto const& a : b->second.approvals)
+                out.push_back(approval_from_json(parse_record_text(a.text)));
             return out;
         }
         return all_of(
@@ -199,6 +199,9 @@ public:
         return text_of(r[0][0]);
     }
 
+    // The bundles this transaction read, by run.
+    std::map<std::string, run_bundle, std::less<>> const& bundles() const noexcept { return bundles_; }
+
 protected:
     template <class R>
     static std::vector<R> all_of(pqxx::result const& r, R (*from)(boost::json::value const&)) {
@@ -216,6 +219,8 @@ protected:
     run_bundle const& bundle_of(std::string_view id) const {
         if (auto known = bundles_.find(id); known != bundles_.end())
             return known->second;
+        if (auto const* seen = base_seen_before(id))
+            return taken(id, *seen);
         auto key = t_.bytea(id);
         std::string sql;
         if (locking_)
@@ -231,16 +236,18 @@ protected:
                 b.steps.emplace_back(row[1].as<std::uint64_t>(), text_of(row[3]));
                 break;
             default:
-                b.approvals.push_back(text_of(row[3]));
+                b.approvals.push_back({row[1].as<std::uint64_t>(), row[2].as<std::uint64_t>(), text_of(row[3])});
             }
-        }
-        if (b.approvals.size() > run_bundle::approvals_kept) {
-            b.approvals.clear();
-            b.more_approvals = true;
         }
         if (locking_)
             (b.run ? present_ : absent_).emplace(id);
-        return bundles_.emplace(std::string(id), std::move(b)).first->second;
+        return taken(id, std::move(b));
+    }
+
+    // A write's base for the run, when it may take what this thread saw last instead of reading.
+    virtual run_bundle const* base_seen_before(std::string_view) const { return nullptr; }
+    virtual run_bundle const& taken(std::string_view id, run_bundle b) const {
+        return bundles_.insert_or_assign(std::string(id), std::move(b)).first->second;
     }
 
     transaction& t_;
@@ -253,31 +260,66 @@ protected:
 };
 
 // A write's puts are queued and sent together with its next read or with its commit, so a step's
-// records cost no round trip of their own.
+// records cost no round trip of their own. A write may take a run's bundle from what this thread
+// saw last (`optimistic`): it then reads nothing, and sends the run's lock and the digest of that
+// bundle ahead of its puts, so that the server refuses the write if the run changed meanwhile, and
+// the whole write travels in one message with its COMMIT.
 class writer_impl final : public reader_impl, public engine_writer {
 public:
-    explicit writer_impl(transaction& t) : reader_impl(t, true) {}
+    writer_impl(transaction& t, connection_pool const& pool, bool optimistic)
+        : reader_impl(t, true), pool_(pool), optimistic_(optimistic) {}
+
+    // The last put of a run's record that changed what this write found, if there is one.
+    std::optional<written_run> changed_run() const {
+        for (auto const& [id, text] : last_put_)
+            if (auto base = base_run_.find(id); base != base_run_.end() && base->second != text)
+                return written_run{id, text};
+        return std::nullopt;
+    }
+    // What this write leaves of each run it read, for seen_bundles once it committed; and the runs
+    // it changed without reading.
+    std::map<std::string, run_bundle, std::less<>> const& bundles_after() const noexcept { return after_; }
+    std::set<std::string, std::less<>> const& unknown_after() const noexcept { return unknown_; }
 
 private:
+    run_bundle const* base_seen_before(std::string_view id) const override {
+        if (!optimistic_ || base_run_.contains(id))
+            return nullptr;
+        auto const* seen = seen_bundles::find(pool_, id);
+        if (!seen || !seen->run)
+            return nullptr; // a run created meanwhile is left to the insert that creates it
+        auto key = t_.bytea(id);
+        t_.queue(t_.call(lock_run, {key}));
+        t_.queue(t_.call(expect_bundle, {key, t_.text(seen->digest())}));
+        present_.emplace(id);
+        return seen;
+    }
+    run_bundle const& taken(std::string_view id, run_bundle b) const override {
+        base_run_.try_emplace(std::string(id), b.run);
+        after_.insert_or_assign(std::string(id), b);
+        return reader_impl::taken(id, std::move(b));
+    }
+
     void send(std::string const& statement) {
         t_.queue(statement);
         if (t_.queued_bytes() > (std::size_t{1} << 20)) // a copy of a whole store: in batches of about 1 MiB
             t_.exec("SELECT 1");
     }
-    void changed(std::string_view run_id) {
+    // The bundle of `run_id` after this put, or unknown when this write did not read it.
+    run_bundle* changed(std::string_view run_id) {
         if (auto b = bundles_.find(run_id); b != bundles_.end())
             bundles_.erase(b);
+        if (auto a = after_.find(run_id); a != after_.end())
+            return &a->second;
+        unknown_.emplace(run_id);
+        return nullptr;
     }
 
 public:
     void put(run_record& run) override {
-        changed(run.id);
+        auto* after = changed(run.id);
         bool creating = absent_.erase(run.id) > 0;
-        if (!creating && present_.contains(run.id)) {
-            send(t_.call(update_run, {t_.bytea(run.id), t_.bytea(record_text::of(run))}));
-            return;
-        }
-        if (!creating) {
+        if (!creating && !present_.contains(run.id)) {
             auto known = t_.exec(t_.call(run_order_of, {t_.bytea(run.id)}));
             creating = known.empty();
             if (!creating)
@@ -288,20 +330,29 @@ public:
             run.order = next ? std::stoull(*next) : 1;
             put_meta("run_order_next", std::to_string(run.order + 1));
         }
+        auto text = record_text::of(run);
         if (creating) // a plain insert: two creators of one id must not both succeed
-            send(t_.call(insert_run,
-                         {t_.bytea(run.id), std::to_string(signed_of(run.order)), t_.bytea(record_text::of(run))}));
+            send(t_.call(insert_run, {t_.bytea(run.id), std::to_string(signed_of(run.order)), t_.bytea(text)}));
         else
-            send(t_.call(update_run, {t_.bytea(run.id), t_.bytea(record_text::of(run))}));
+            send(t_.call(update_run, {t_.bytea(run.id), t_.bytea(text)}));
+        if (after)
+            after->run = text;
+        last_put_.insert_or_assign(run.id, std::move(text));
     }
     void put(step_record const& s) override {
-        changed(s.run_id);
-        send(t_.call(put_step, {t_.bytea(s.run_id), std::to_string(s.index), t_.bytea(record_text::of(s))}));
+        auto* after = changed(s.run_id);
+        auto text = record_text::of(s);
+        send(t_.call(put_step, {t_.bytea(s.run_id), std::to_string(s.index), t_.bytea(text)}));
+        if (after)
+            after->put_step(s.index, std::move(text));
     }
     void put(approval_record const& a) override {
-        changed(a.run_id);
-        send(t_.call(put_approval, {t_.bytea(a.run_id), std::to_string(a.step_index), std::to_string(a.seq),
-                                    t_.bytea(record_text::of(a))}));
+        auto* after = changed(a.run_id);
+        auto text = record_text::of(a);
+        send(t_.call(put_approval,
+                     {t_.bytea(a.run_id), std::to_string(a.step_index), std::to_string(a.seq), t_.bytea(text)}));
+        if (after)
+            after->put_approval(a.step_index, a.seq, std::move(text));
     }
     void put(model_call_record const& m) override {
         send(t_.call(put_model_call, {t_.bytea(m.run_id), std::to_string(m.seq), t_.bytea(record_text::of(m))}));
@@ -317,6 +368,11 @@ public:
     }
     bool erase_run(std::string_view run_id) override {
         changed(run_id);
+        if (auto a = after_.find(run_id); a != after_.end())
+            after_.erase(a);
+        if (auto p = last_put_.find(run_id); p != last_put_.end())
+            last_put_.erase(p);
+        unknown_.emplace(run_id);
         auto key = t_.bytea(run_id);
         // The run's row first: a writer of the run waits on it, then finds the run gone.
         std::string sql = "SELECT 1 FROM agentrt_runs WHERE id = " + key + " FOR UPDATE;\n";
@@ -325,6 +381,14 @@ public:
         sql += "DELETE FROM agentrt_runs WHERE id = " + key;
         return t_.exec(sql).affected_rows() > 0;
     }
+
+private:
+    connection_pool const& pool_;
+    bool optimistic_;
+    mutable std::map<std::string, std::optional<std::string>, std::less<>> base_run_; // as first taken
+    mutable std::map<std::string, run_bundle, std::less<>> after_;
+    std::set<std::string, std::less<>> unknown_;
+    std::map<std::string, std::string, std::less<>> last_put_;
 };
 
 std::string this_host() {
@@ -339,6 +403,8 @@ public:
         : shown_(redacted(uri)), options_(options),
           pool_(std::move(uri), shown_, options.durability, options.postgresql) {}
 
+    ~postgresql_engine() override { seen_bundles::forget_all(pool_); }
+
     std::string const& location() const noexcept override { return shown_; }
     agentrt::durability durability() const noexcept override { return options_.durability; }
 
@@ -346,6 +412,9 @@ public:
         in_transaction(pool_, txn_kind::read, [&](transaction& t) {
             reader_impl r(t, false);
             work(r);
+            if (t.kind() == txn_kind::read) // not a read within a write, which sees what is not committed
+                for (auto const& [id, b] : r.bundles())
+                    seen_bundles::remember(pool_, id, b);
         });
     }
 
@@ -355,12 +424,34 @@ public:
         // process_crash the commit that starts a tool is flushed too, so that a server crash cannot
         // lose a tool's start and let it be decided, and run, again.
         bool const sync_this = flush && options_.durability == durability::process_crash;
-        in_transaction(pool_, txn_kind::write, [&](transaction& t) {
-            if (sync_this)
-                t.queue("SET LOCAL synchronous_commit = on");
-            writer_impl w(t);
-            work(w);
-        });
+        int attempt = 0;
+        std::optional<written_run> changed;
+        std::map<std::string, run_bundle, std::less<>> after;
+        std::set<std::string, std::less<>> unknown;
+        try {
+            in_transaction(
+                pool_, txn_kind::write,
+                [&](transaction& t) {
+                    if (sync_this)
+                        t.queue("SET LOCAL synchronous_commit = on");
+                    // After a failed attempt (the run had changed, most often), from what the server holds.
+                    writer_impl w(t, pool_, optimistic_ && ++attempt == 1);
+                    work(w);
+                    changed = w.changed_run();
+                    if (changed)
+                        t.may_commit_in_one_message();
+                    after = w.bundles_after();
+                    unknown = w.unknown_after();
+                },
+                [&] { return changed ? look_again(*changed) : commit_outcome::unknown; });
+        } catch (...) {
+            seen_bundles::forget_all(pool_);
+            throw;
+        }
+        for (auto const& id : unknown)
+            seen_bundles::forget(pool_, id);
+        for (auto& [id, b] : after)
+            seen_bundles::remember(pool_, id, std::move(b));
         ++commits_;
         if (options_.durability == durability::power_loss)
             ++syncs_;
@@ -409,7 +500,8 @@ public:
         try {
             if (auto ok = prepare_schema(); !ok)
                 return ok;
-            pool_.prepare_on_each_connection(prepared_statements);
+            auto statements = statements_to_prepare(optimistic_);
+            pool_.prepare_on_each_connection(statements);
             take_liveness_lock();
         } catch (exception const& e) {
             return e.error();
@@ -420,6 +512,23 @@ public:
     }
 
 private:
+    // Whether a write whose connection was lost during COMMIT was written: its run's record, read
+    // under the run's lock (so after the lost session's transaction ended, if it still runs), is
+    // the one it wrote.
+    commit_outcome look_again(written_run const& w) {
+        try {
+            std::optional<std::string> now;
+            in_transaction(pool_, txn_kind::write, [&](transaction& t) {
+                auto r = t.exec("SET LOCAL lock_timeout = '10s';\nSELECT record FROM agentrt_runs WHERE id = " +
+                                t.bytea(w.id) + " FOR UPDATE");
+                now = r.empty() ? std::nullopt : std::optional(text_of(r[0][0]));
+            });
+            return now == w.text ? commit_outcome::written : commit_outcome::not_written;
+        } catch (std::exception const&) {
+            return commit_outcome::unknown;
+        }
+    }
+
     // Shared, so that every store this process opens on the database holds it (a second exclusive
     // lock of the same key would wait for the first forever).
     void take_liveness_lock() {
@@ -468,9 +577,12 @@ private:
                 return;
             }
             if (options_.access == store_access::writer) {
-                t.exec("SELECT pg_advisory_xact_lock(" + std::to_string(schema_lock_key) + ");\n" + schema_v2);
+                t.exec("SELECT pg_advisory_xact_lock(" + std::to_string(schema_lock_key) + ");\n" + schema_script());
             }
-            writer_impl w(t);
+            // A store made by an earlier agentrt, opened by an operator, may not have it yet.
+            optimistic_ = t.exec("SELECT to_regprocedure('agentrt_2_expect_run_bundle(bytea, text)') IS NOT NULL")[0][0]
+                              .as<bool>();
+            writer_impl w(t, pool_, false);
             auto text = w.meta("schema_version");
             int version = 0;
             if (text) {
@@ -505,6 +617,7 @@ private:
     std::unique_ptr<pqxx::connection> liveness_;
     std::chrono::steady_clock::time_point liveness_checked_{};
     std::atomic<std::uint64_t> commits_{0}, syncs_{0};
+    bool optimistic_ = false; // set by start(), before the engine is shared
 };
 
 } // namespace
