@@ -56,8 +56,11 @@ struct client::state {
 
     std::string protocol_version;
     json::object server_info;
-    std::atomic<bool> batches_allowed{false};     // in the version agreed
-    std::mutex renewing;                          // one initialize for the requests that found the session gone
+    std::atomic<bool> batches_allowed{false}; // in the version agreed
+    std::int64_t first_initialize = 0;        // its id: the answer that agrees the version
+    std::mutex renewal_mutex;                 // one initialize for the requests that found the session gone
+    std::condition_variable_any renewal_ended;
+    bool renewing = false;
     std::atomic<std::uint64_t> sessions_begun{0}; // initialize answered, over this client's life
 
     ~state() {
@@ -117,6 +120,12 @@ struct client::state {
         on_message(v, line, ec.failed());
     }
 
+    static bool agrees_to_batches(json::object const& initialize_answer) {
+        auto const* r = initialize_answer.if_contains("result");
+        auto const* version = r && r->is_object() ? r->get_object().if_contains("protocolVersion") : nullptr;
+        return version && *version == "2025-03-26";
+    }
+
     void on_message(json::value& v, std::string_view line, bool unreadable = false) {
         if (unreadable || !v.is_object())
             return cut_off("it sent a line that is not a JSON-RPC message: " + excerpt(line));
@@ -150,6 +159,8 @@ struct client::state {
         auto it = pending.find(id->get_int64());
         if (it == pending.end() || it->second) // late (cancelled) or repeated: nobody waits for it
             return;
+        if (it->first == first_initialize) // before its caller wakes: a batch may follow at once
+            batches_allowed = agrees_to_batches(o);
         it->second = std::move(o);
         answered.notify_all();
     }
@@ -165,6 +176,8 @@ struct client::state {
         }
         std::int64_t id = next_id++;
         pending[id];
+        if (method == "initialize" && sessions_begun == 0)
+            first_initialize = id;
         lock.unlock();
         json::object message{{"jsonrpc", "2.0"}, {"id", id}, {"method", method}, {"params", std::move(params)}};
         auto const text = json::serialize(message);
@@ -179,7 +192,14 @@ struct client::state {
                 sent = error{errc::server_failed, sent.error().message + ", as did each session begun since", {}};
                 break;
             }
-            if (auto renewed = renew_session(session); !renewed) {
+            if (auto renewed = renew_session(session, deadline, stop); !renewed) {
+                if (renewed.error().code == errc::timed_out && !broken_now()) { // not sent: nothing to cancel
+                    lock.lock();
+                    pending.erase(id);
+                    lock.unlock();
+                    return failure(errc::timed_out, "cannot send " + what + ": " + sent.error().message + ", and " +
+                                                        renewed.error().message);
+                }
                 sent = error{renewed.error().code,
                              sent.error().message + ", and a new one could not begin: " + renewed.error().message,
                              {}};
@@ -233,11 +253,27 @@ struct client::state {
 
     // Once for every request that found session `ended` gone at once: the first begins the next.
     // A session that cannot begin again ends the client: its requests would go nowhere.
-    result<void> renew_session(std::uint64_t ended) {
-        std::lock_guard lock(renewing);
+    // A request waiting for another's initialize keeps to its own deadline and stop.
+    result<void> renew_session(std::uint64_t ended, clock_type::time_point deadline, std::stop_token stop) {
+        std::unique_lock lock(renewal_mutex);
+        auto other_done = [&] { return !renewing; };
+        bool const free = deadline == clock_type::time_point::max()
+                              ? renewal_ended.wait(lock, stop, other_done)
+                              : renewal_ended.wait_until(lock, stop, deadline, other_done);
+        if (!free)
+            return error{errc::timed_out,
+                         std::string(stop.stop_requested() ? "the call was stopped" : "the call's deadline passed") +
+                             " while another call began a new session",
+                         {}};
         if (sessions_begun != ended)
             return {};
+        renewing = true;
+        lock.unlock();
         auto renewed = initialize();
+        lock.lock();
+        renewing = false;
+        renewal_ended.notify_all();
+        lock.unlock();
         if (!renewed)
             cut_off("a new session could not begin: " + renewed.error().message);
         return renewed;
@@ -274,7 +310,6 @@ struct client::state {
             return failure(errc::server_failed, "its new session speaks MCP " + std::string(v) + ", not " +
                                                     protocol_version + " as the session before did");
         if (first) {
-            batches_allowed = v == "2025-03-26";
             protocol_version = std::string(v);
             transport->negotiated(protocol_version);
             if (auto const* info = r.if_contains("serverInfo"); info && info->is_object())

@@ -90,6 +90,7 @@ struct exchange {
     time_point deadline;
 
     long status = 0;
+    bool in_session = false;  // the message belongs to the session: it cannot go once that ended
     std::string sent_session; // the Mcp-Session-Id the message went with
     std::string content_type, session_id, authenticate;
     std::string body;        // JSON: the whole body; events: what follows the last whole event
@@ -204,10 +205,8 @@ public:
         if (receiving_stopped())
             return failed("the connection is closed");
         auto const kind = kind_of(message);
-        if (!kind.initialize)
-            if (std::lock_guard lock(mutex_); !ended_.empty())
-                return error{errc::not_found, "it ended the session (" + ended_ + ")", {}};
         exchange x;
+        x.in_session = !kind.initialize;
         x.to = &to_;
         x.cap = options_.max_message_bytes;
         x.stop = std::move(stop);
@@ -323,7 +322,10 @@ private:
         add("Content-Type: application/json");
         add("Accept: application/json, text/event-stream");
         {
+            // Checked as the id is taken, so that another thread's 404 cannot come in between.
             std::lock_guard lock(mutex_);
+            if (x.in_session && !ended_.empty())
+                return error{errc::not_found, "it ended the session (" + ended_ + ")", {}};
             x.sent_session = session_;
             if (!session_.empty()) {
                 add("Mcp-Session-Id: " + session_);

@@ -92,13 +92,21 @@ public:
                 batch += "," + line;
             out_.assign(1, batch + "]");
         }
+        if (script_.batch_after_initialize && method->get_string() == "initialize")
+            out_.push_back("[" +
+                           json::serialize(json::object{{"jsonrpc", "2.0"},
+                                                        {"method", "notifications/message"},
+                                                        {"params", {{"level", "info"}, {"data", "starting"}}}}) +
+                           "]");
         return std::move(out_);
     }
 
     int serve_stdio() {
-        for (std::string line; std::getline(std::cin, line);)
+        for (std::string line; std::getline(std::cin, line);) {
             for (auto const& out : handle(line))
-                std::cout << out << std::endl;
+                std::cout << out << '\n';
+            std::cout.flush(); // what one message brings goes in one write
+        }
         return 0;
     }
 
@@ -299,7 +307,10 @@ private:
             served_ = 0;
         }
         std::string const this_session = current_session_;
+        bool const begun_again = initialize && sessions_started_ > 1;
         sessions.unlock(); // a stalled call must not hold up the others
+        if (begun_again)
+            std::this_thread::sleep_for(std::chrono::milliseconds(script.new_session_delay_ms));
         auto lines = stub_.handle(r.body());
         bool const request = method && message.get_object().contains("id");
         if (!request)
@@ -364,11 +375,13 @@ json::object stub_script::to_json() const {
             {"oversized_bytes", oversized_bytes},
             {"journal", journal.string()},
             {"batch_answers", batch_answers},
+            {"batch_after_initialize", batch_after_initialize},
             {"http_answer", http_answer == stub_http_answer::events      ? "events"
                             : http_answer == stub_http_answer::events_cr ? "events_cr"
                                                                          : "json"},
             {"bearer_token", bearer_token},
-            {"session_lifetime", session_lifetime}};
+            {"session_lifetime", session_lifetime},
+            {"new_session_delay_ms", new_session_delay_ms}};
 }
 
 stub_script stub_script::from_json(json::object const& o) {
@@ -386,12 +399,14 @@ stub_script stub_script::from_json(json::object const& o) {
         s.oversized_bytes = json::value_to<std::size_t>(o.at("oversized_bytes"));
         s.journal = std::string(o.at("journal").as_string());
         s.batch_answers = o.at("batch_answers").as_bool();
+        s.batch_after_initialize = o.at("batch_after_initialize").as_bool();
         auto const& answer = o.at("http_answer");
         s.http_answer = answer == "events"      ? stub_http_answer::events
                         : answer == "events_cr" ? stub_http_answer::events_cr
                                                 : stub_http_answer::json;
         s.bearer_token = std::string(o.at("bearer_token").as_string());
         s.session_lifetime = json::value_to<std::size_t>(o.at("session_lifetime"));
+        s.new_session_delay_ms = json::value_to<std::size_t>(o.at("new_session_delay_ms"));
         return s;
     } catch (std::invalid_argument const&) {
         throw;

@@ -98,6 +98,20 @@ TEST_SUITE("mcp client over stdio") {
                       tools.error().message);
     }
 
+    TEST_CASE("a batch that follows the answer to initialize at once is read under the version that answer "
+              "agreed") {
+        mcp_support::scratch dir;
+        auto script = one_tool(stub_behaviour::echo, dir);
+        script.protocol_version = "2025-03-26";
+        script.batch_after_initialize = true; // in the same write as the answer
+        for (int i = 0; i < 20; ++i) {        // the reader must not outrun the version it agreed
+            auto server = started(script);
+            auto tools = server->list_tools();
+            REQUIRE_MESSAGE(tools, (tools ? "" : tools.error().message));
+            CHECK(tools->size() == 1);
+        }
+    }
+
     TEST_CASE("a server too new or too old is refused, saying which") {
         mcp_support::scratch dir;
         auto script = one_tool(stub_behaviour::echo, dir);

@@ -12,6 +12,7 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cstdlib>
 #include <map>
 #include <string>
@@ -251,6 +252,34 @@ TEST_SUITE("mcp client over http") {
         CHECK(calls_of.size() == std::size_t{threads * calls});
         CHECK(std::all_of(calls_of.begin(), calls_of.end(), [](auto const& c) { return c.second == 1; }));
         CHECK(sessions >= threads * calls / 2); // a session served at most two calls
+    }
+
+    TEST_CASE("a call that waits for another's new session keeps to its own deadline") {
+        mcp_support::scratch dir;
+        auto script = shop(dir);
+        script.session_lifetime = 2; // notifications/initialized and one call
+        script.new_session_delay_ms = 3'000;
+        stub_http_server server(script);
+        auto c = connected(server);
+        REQUIRE(c->call_tool("lookup", {{"order_id", "ord-1"}}, within(5s)));
+        std::atomic<bool> renewed{false};
+        std::jthread renewing([&] {
+            auto reply = c->call_tool("lookup", {{"order_id", "ord-2"}}, within(20s)); // begins the slow session
+            CHECK_MESSAGE(reply, (reply ? "" : reply.error().message));
+            renewed = true;
+        });
+        std::this_thread::sleep_for(500ms); // the session has ended, and the next is beginning
+        auto waiting = c->call_tool("lookup", {{"order_id", "ord-3"}}, within(300ms));
+        CHECK_FALSE(renewed); // it gave up before the new session began
+        REQUIRE_FALSE(waiting);
+        CHECK(waiting.error().code == agentrt::errc::timed_out);
+        CHECK_MESSAGE(waiting.error().message.find("the call's deadline passed while another call began a new "
+                                                   "session") != std::string::npos,
+                      waiting.error().message);
+        renewing.join();
+        for (auto const& m : journal_of(dir)) // it was never sent
+            if (m.contains("params") && m.at("params").as_object().contains("arguments"))
+                CHECK(m.at("params").at("arguments").at("order_id") != "ord-3");
     }
 
     TEST_CASE("a notification the ended session refused leaves the next request to begin a new session") {

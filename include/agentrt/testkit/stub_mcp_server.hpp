@@ -60,12 +60,17 @@ struct stub_script {
     // What the stub sends for a request after initialize goes as one JSON-RPC batch, a
     // notifications/message first, as MCP 2025-03-26 allows (and 2025-06-18 no longer does).
     bool batch_answers = false;
+    // Over stdio, the answer to initialize is followed in the same write by a batch of one
+    // notifications/message, before the client could say notifications/initialized.
+    bool batch_after_initialize = false;
     // Over HTTP only:
     stub_http_answer http_answer = stub_http_answer::json;
     std::string bearer_token; // when not empty, a POST without "Authorization: Bearer <it>" gets 401
     // Messages a session takes after initialize before the stub forgets it, as a server expires an
     // idle session: a message of a session it forgot gets 404. 0 for never.
     std::size_t session_lifetime = 0;
+    // Milliseconds the answer to each initialize after the first waits: a session slow to begin again.
+    std::size_t new_session_delay_ms = 0;
 
     boost::json::object to_json() const;
     static stub_script from_json(boost::json::object const& script); // throws std::invalid_argument
