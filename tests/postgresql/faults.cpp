@@ -5,12 +5,18 @@
 
 #include "runtime/fixture.hpp"
 #include "support/postgres.hpp"
+#include "support/postgres_proxy.hpp"
 
 #include <pqxx/pqxx>
+
+#include <algorithm>
+#include <atomic>
+#include <thread>
 
 #include <unistd.h>
 
 using namespace runtime_test;
+using namespace std::chrono_literals;
 using agentrt::decision;
 using agentrt::step_status;
 
@@ -57,6 +63,79 @@ TEST_CASE("the server restarting in the middle of a run, as after a crash: the r
     CHECK(run->status == agentrt::run_status::completed);
     CHECK(w.calls["lookup_order"] == 1);
     CHECK(w.calls["send_message"] == 1);
+    CHECK(agentrt::check_invariants(s).ok());
+    CHECK(agentrt::verify(s).ok());
+}
+
+TEST_CASE("a connection lost during the COMMIT of a write the server did not write: the run's record, read again, "
+          "says so, the write runs again, and each tool ran once") {
+    world w;
+    auto where = test_support::fresh_postgres_store();
+    auto const schema = test_support::schema_of(where);
+    auto s = agentrt::store::open(where).value();
+    // The first write to change a run once armed sleeps at its COMMIT, in a deferred trigger, until
+    // it is terminated: the COMMIT was sent, and its transaction never ends but rolled back.
+    test_support::postgres_sql("CREATE SEQUENCE " + schema +
+                               ".stalls;\n"
+                               "CREATE FUNCTION " +
+                               schema +
+                               ".stall_once() RETURNS trigger LANGUAGE plpgsql AS $$\n"
+                               "BEGIN IF nextval('" +
+                               schema +
+                               ".stalls') = 1 THEN PERFORM pg_sleep(60); END IF;\n"
+                               "RETURN NULL; END $$");
+    std::atomic<int> terminated{0};
+    std::jthread terminator;
+    w.replace["lookup_order"] = [&](agentrt::arguments const&, agentrt::call_context const&) -> agentrt::tool_result {
+        test_support::postgres_sql("CREATE CONSTRAINT TRIGGER stall AFTER INSERT OR UPDATE ON " + schema +
+                                   ".agentrt_runs DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION " +
+                                   schema + ".stall_once()");
+        terminator = std::jthread([&](std::stop_token stop) {
+            while (!stop.stop_requested() && terminated == 0) {
+                terminated = std::stoi(test_support::postgres_sql(
+                    "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE application_name = '" +
+                    schema + "' AND wait_event = 'PgSleep'"));
+                std::this_thread::sleep_for(20ms);
+            }
+        });
+        return agentrt::tool_output{{{"order", "ord-1"}}, "found"};
+    };
+    agentrt::testkit::scripted_agent agent({decision::call("lookup_order", lookup_args),
+                                            decision::call("send_message", send_args), decision::complete("done")});
+    agentrt::driver d(s, w.table, w.policy, agent, w.options());
+    auto run = d.start("look up and mail");
+    terminator.request_stop();
+    REQUIRE_MESSAGE(run, run.error().to_string());
+    CHECK(terminated == 1); // the write that recorded the tool's outcome, in the middle of its COMMIT
+    CHECK(run->status == agentrt::run_status::completed);
+    CHECK(w.calls["lookup_order"] == 1);
+    CHECK(w.calls["send_message"] == 1);
+    CHECK(agentrt::check_invariants(s).ok());
+    CHECK(agentrt::verify(s).ok());
+}
+
+TEST_CASE("a connection lost after the server wrote a COMMIT and before its answer came: the run's record, read "
+          "again, says written, and nothing is written twice") {
+    world w;
+    test_support::postgres_proxy proxy(test_support::fresh_postgres_store());
+    auto s = agentrt::store::open(proxy.location()).value();
+    w.replace["lookup_order"] = [&](agentrt::arguments const&, agentrt::call_context const&) -> agentrt::tool_result {
+        proxy.lose_answer_to_commit_with("agentrt_2_update_run"); // the write that records this outcome
+        return agentrt::tool_output{{{"order", "ord-1"}}, "found"};
+    };
+    agentrt::testkit::scripted_agent agent({decision::call("lookup_order", lookup_args),
+                                            decision::call("send_message", send_args), decision::complete("done")});
+    agentrt::driver d(s, w.table, w.policy, agent, w.options());
+    auto run = d.start("look up and mail");
+    REQUIRE_MESSAGE(run, run.error().to_string());
+    CHECK(proxy.answers_lost() == 1);
+    CHECK(run->status == agentrt::run_status::completed);
+    CHECK(w.calls["lookup_order"] == 1);
+    CHECK(w.calls["send_message"] == 1);
+    auto events = agentrt::read_events(s, run->id).value();
+    CHECK(std::count_if(events.begin(), events.end(), [](auto const& e) {
+              return e.is(agentrt::event_type::step_tool_finished);
+          }) == 2); // one for each tool: the one whose answer was lost is not there twice
     CHECK(agentrt::check_invariants(s).ok());
     CHECK(agentrt::verify(s).ok());
 }
