@@ -319,7 +319,11 @@ private:
         bool const answered = std::any_of(lines.begin(), lines.end(), [&](std::string const& line) {
             boost::system::error_code bad;
             auto v = json::parse(line, bad);
-            return bad || (v.is_object() && v.get_object().contains("id") && v.get_object().at("id") == id);
+            auto answers = [&](json::value const& m) {
+                return m.is_object() && m.get_object().contains("id") && m.get_object().at("id") == id;
+            };
+            return bad || answers(v) ||
+                   (v.is_array() && std::any_of(v.get_array().begin(), v.get_array().end(), answers));
         });
         if (!answered) { // a stall: hold the request until the client gives up on it
             while (!closed_by_client(socket))

@@ -163,6 +163,31 @@ TEST_SUITE("mcp client over http") {
         CHECK(not_http.error().message.find("is not an http:// or https:// URL") != std::string::npos);
     }
 
+    TEST_CASE("over HTTP a JSON-RPC batch, as a JSON body or as an event, is read message by message under MCP "
+              "2025-03-26") {
+        mcp_support::scratch dir;
+        auto script = shop(dir);
+        script.protocol_version = "2025-03-26";
+        script.batch_answers = true; // a notifications/message, then the answer and list_changed, in one array
+        script.change_after_first_list = true;
+        SUBCASE("a JSON body") {
+            script.http_answer = stub_http_answer::json;
+        }
+        SUBCASE("an event's data") {
+            script.http_answer = stub_http_answer::events;
+        }
+        stub_http_server server(script);
+        auto c = connected(server);
+        CHECK(c->protocol_version() == "2025-03-26");
+        auto tools = c->list_tools();
+        REQUIRE_MESSAGE(tools, (tools ? "" : tools.error().message));
+        CHECK(tools->size() == 1);
+        CHECK(c->tools_changed()); // the list_changed notification after the answer, in its batch
+        auto reply = c->call_tool("lookup", {{"order_id", "ord-1"}}, within(5s));
+        REQUIRE_MESSAGE(reply, (reply ? "" : reply.error().message));
+        CHECK(reply->structured_content == json::value{{"order_id", "ord-1"}});
+    }
+
     TEST_CASE("a session the server ended (HTTP 404) begins again with initialize, and the message it refused is "
               "sent once more, in the new session") {
         mcp_support::scratch dir;
