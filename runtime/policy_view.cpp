@@ -25,12 +25,14 @@ bool usable_json(boost::json::value const& v) {
     }
 }
 
-void refresh(view_snapshot& snap, store const& s, std::string_view run_id, std::uint64_t before_step) {
+void refresh(view_snapshot& snap, store const& s, std::string_view run_id, std::uint64_t before_step,
+             bool as_last_seen) {
     if (snap.steps.size() > before_step || (!snap.steps.empty() && snap.steps.front().run_id != run_id)) {
         snap.steps.clear();
         snap.step_views.clear();
     }
-    s.read([&](store_reader const& r) {
+    // Run again, it appends only steps it has not read: the ones before are settled either way.
+    auto read = [&](store_reader const& r) {
         snap.run = existing_run(r.run(run_id), run_id);
         // Steps before the one being decided are settled: only the new ones are read, so building a
         // view stays flat in run length.
@@ -40,7 +42,11 @@ void refresh(view_snapshot& snap, store const& s, std::string_view run_id, std::
             else
                 break;
         snap.approvals = r.approvals(run_id);
-    });
+    };
+    if (as_last_seen)
+        s.read_as_last_seen(read);
+    else
+        s.read(read);
     // Only the new steps get views, so that building a view stays flat in run length too.
     for (std::size_t i = snap.step_views.size(); i < snap.steps.size(); ++i) {
         auto const& st = snap.steps[i];
@@ -51,6 +57,10 @@ void refresh(view_snapshot& snap, store const& s, std::string_view run_id, std::
         snap.approval_views.push_back({a.step_index, a.kind, to_string(a.status)});
     snap.view = run_view{snap.run.id,     snap.run.goal,      snap.run.next_step, snap.run.failed_streak,
                          snap.step_views, snap.approval_views};
+}
+
+bool still_current(view_snapshot const& snap, run_record const& run) noexcept {
+    return run.id == snap.run.id && run.event_count == snap.run.event_count && run.head == snap.run.head;
 }
 
 std::unique_ptr<view_snapshot> snapshot(store const& s, std::string_view run_id, std::uint64_t before_step) {

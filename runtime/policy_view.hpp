@@ -29,8 +29,13 @@ struct view_snapshot {
     std::vector<approval_view> approval_views;
     run_view view;
 };
-// Brings a snapshot up to date, reading only the steps it does not hold yet.
-void refresh(view_snapshot& snap, store const& s, std::string_view run_id, std::uint64_t before_step);
+// Brings a snapshot up to date, reading only the steps it does not hold yet. `as_last_seen`: from
+// the run as this thread last saw it (store::read_as_last_seen), for a decision whose write checks
+// that the run is still the one the snapshot holds.
+void refresh(view_snapshot& snap, store const& s, std::string_view run_id, std::uint64_t before_step,
+             bool as_last_seen = false);
+// Whether `run`, as a write reads it, is the run the snapshot was taken of: no event since.
+bool still_current(view_snapshot const& snap, run_record const& run) noexcept;
 std::unique_ptr<view_snapshot> snapshot(store const& s, std::string_view run_id, std::uint64_t before_step);
 
 // The policy's answer, or why it has none (it threw, or its capability or presentation is unusable).

@@ -132,104 +132,121 @@ result<step_record> session::propose(decision const& d) try {
     if (!view_cache_)
         view_cache_ = std::make_shared<views::view_snapshot>();
     auto* snap = static_cast<views::view_snapshot*>(view_cache_.get());
-    views::evaluation answer;
     if (!oversized && d.kind == decision_kind::tool_call) {
-        auto accepted = gate_->tools_->accept(d.tool, d.arguments);
-        if (accepted) {
+        if (auto accepted = gate_->tools_->accept(d.tool, d.arguments)) {
             call = std::move(*accepted);
             tool = &gate_->tools_->at(call->index);
-            views::refresh(*snap, *gate_->store_, run_id_, index);
-            answer = views::evaluate(policy, *tool, call->args, snap->view);
         } else {
             invalid = accepted.error();
         }
     }
-    bool allowed = answer.answer && answer.answer->outcome == outcome::allow;
-    std::int64_t now = options.clocks.record(), lease_now = options.clocks.lease();
-    std::optional<std::uint64_t> next; // opened by the same transaction when the step failed
+    // The policy decides on the run as this thread last saw it (no round trip where reads cost one),
+    // and the write that records its decision checks that the run is still that one: if not, the
+    // policy decides again on what the store holds. The last decides on a fresh read, as a read then
+    // a write always did, so a run that keeps changing cannot hold the step up.
+    constexpr int most_decisions = 3;
+    for (int decisions = 1;; ++decisions) {
+        views::evaluation answer;
+        if (call) {
+            views::refresh(*snap, *gate_->store_, run_id_, index, decisions == 1);
+            answer = views::evaluate(policy, *tool, call->args, snap->view);
+        }
+        bool allowed = answer.answer && answer.answer->outcome == outcome::allow;
+        std::int64_t now = options.clocks.record(), lease_now = options.clocks.lease();
+        std::optional<std::uint64_t> next; // opened by the same transaction when the step failed
+        bool decided_on_another_run = false;
 
-    auto proposed = gate_->store_->write(
-        [&](store_writer& w) -> result<step_record> {
-            auto run = existing_run(w.run(run_id_), run_id_);
-            if (auto held = leases::hold(run, owner_, epoch_, lease_now, options.lease_duration); !held)
-                return held.error();
-            auto step = w.step(run_id_, index).value();
-            if (step.status != step_status::deciding)
-                return err(errc::conflict, "step " + step.id() + " is " + std::string(to_string(step.status)) +
-                                               ", not deciding: it was interrupted meanwhile");
-            run.updated_ms = now;
-            step.kind = d.kind;
-            step.ignored_calls = d.ignored.size();
-            if (!oversized) {
-                step.decision = d.to_text();
-                step.tool = d.tool;
-                step.arguments = d.arguments;
-            }
-            w.append(run, event_type::step_decided, {{"step", index}, {"decision", step.decision}}, now);
-            auto fail_step = [&](std::string_view reason, std::string message, std::string observation) {
-                step.observation = std::move(observation);
-                transitions::fail_step(w, run, step, reason, std::move(message), now);
-            };
-            if (invalid) {
-                fail_step("invalid_decision", invalid->to_string(),
-                          canonical_json(boost::json::object{{"invalid_decision", invalid->to_string()}}));
-                ++run.failed_streak;
-            } else if (d.kind == decision_kind::complete) {
-                transitions::complete_by_decision(w, run, step, json_string_literal(d.summary), now);
-                transitions::finish_run(w, run, run_status::completed, run_reason::goal_completed, d.summary, now);
-            } else if (d.kind == decision_kind::fail) {
-                fail_step("agent_failed", d.summary, json_string_literal(d.summary));
-                transitions::finish_run(w, run, run_status::failed, run_reason::agent_failed, d.summary, now);
-            } else if (!answer.answer) {
-                step.arguments = canonical_json(call->args.json());
-                fail_step("internal_error", answer.failure, "");
-                transitions::finish_run(w, run, run_status::failed, run_reason::internal_error, answer.failure, now);
-            } else {
-                verdict const& v = *answer.answer;
-                step.arguments = canonical_json(call->args.json());
-                auto const& spec = gate_->impl_->spec_of(*gate_->tools_, *tool);
-                step.spec_hash = spec.hash;
-                w.put_tool_spec(spec.hash, spec.canonical);
-                step.policy = views::policy_of(policy, v, *snap);
-                run.policy = policy.identity();
-                w.append(run, event_type::step_policy,
-                         {{"step", index},
-                          {"identity", policy.identity()},
-                          {"outcome", to_string(v.outcome)},
-                          {"reason", v.reason},
-                          {"steps_seen", step.policy->steps_seen},
-                          {"approvals_seen", step.policy->approvals_seen}},
-                         now);
-                if (v.outcome == outcome::allow) {
-                    transitions::start_tool_call(w, run, step, {}, now);
-                } else if (v.outcome == outcome::deny) {
-                    fail_step("denied", v.reason, canonical_json(boost::json::object{{"denied", v.reason}}));
-                    ++run.failed_streak;
-                } else if (v.outcome == outcome::abort) {
-                    fail_step("policy_abort", v.reason, "");
-                    transitions::finish_run(w, run, run_status::failed, run_reason::policy_abort, v.reason, now);
-                } else {
-                    transitions::ask_approval(w, run, step, tool->spec(), v, now);
+        auto proposed = gate_->store_->write(
+            [&](store_writer& w) -> result<step_record> {
+                decided_on_another_run = false;
+                auto run = existing_run(w.run(run_id_), run_id_);
+                if (auto held = leases::hold(run, owner_, epoch_, lease_now, options.lease_duration); !held)
+                    return held.error();
+                auto step = w.step(run_id_, index).value();
+                if (step.status != step_status::deciding)
+                    return err(errc::conflict, "step " + step.id() + " is " + std::string(to_string(step.status)) +
+                                                   ", not deciding: it was interrupted meanwhile");
+                if (call && decisions < most_decisions && !views::still_current(*snap, run)) {
+                    decided_on_another_run = true; // nothing is written: the policy decides again
+                    return err(errc::conflict, "run " + run_id_ + " changed while its policy decided");
                 }
-            }
-            w.put(step);
-            next.reset();
-            if (run.status == run_status::running && step.status == step_status::failed)
-                next = gate_detail::open_next(w, run, options.limits, now);
-            w.put(run);
-            return step;
-        },
-        allowed); // the start of a tool is on disk before the tool is called
-    if (!proposed)
+                run.updated_ms = now;
+                step.kind = d.kind;
+                step.ignored_calls = d.ignored.size();
+                if (!oversized) {
+                    step.decision = d.to_text();
+                    step.tool = d.tool;
+                    step.arguments = d.arguments;
+                }
+                w.append(run, event_type::step_decided, {{"step", index}, {"decision", step.decision}}, now);
+                auto fail_step = [&](std::string_view reason, std::string message, std::string observation) {
+                    step.observation = std::move(observation);
+                    transitions::fail_step(w, run, step, reason, std::move(message), now);
+                };
+                if (invalid) {
+                    fail_step("invalid_decision", invalid->to_string(),
+                              canonical_json(boost::json::object{{"invalid_decision", invalid->to_string()}}));
+                    ++run.failed_streak;
+                } else if (d.kind == decision_kind::complete) {
+                    transitions::complete_by_decision(w, run, step, json_string_literal(d.summary), now);
+                    transitions::finish_run(w, run, run_status::completed, run_reason::goal_completed, d.summary, now);
+                } else if (d.kind == decision_kind::fail) {
+                    fail_step("agent_failed", d.summary, json_string_literal(d.summary));
+                    transitions::finish_run(w, run, run_status::failed, run_reason::agent_failed, d.summary, now);
+                } else if (!answer.answer) {
+                    step.arguments = canonical_json(call->args.json());
+                    fail_step("internal_error", answer.failure, "");
+                    transitions::finish_run(w, run, run_status::failed, run_reason::internal_error, answer.failure,
+                                            now);
+                } else {
+                    verdict const& v = *answer.answer;
+                    step.arguments = canonical_json(call->args.json());
+                    auto const& spec = gate_->impl_->spec_of(*gate_->tools_, *tool);
+                    step.spec_hash = spec.hash;
+                    w.put_tool_spec(spec.hash, spec.canonical);
+                    step.policy = views::policy_of(policy, v, *snap);
+                    run.policy = policy.identity();
+                    w.append(run, event_type::step_policy,
+                             {{"step", index},
+                              {"identity", policy.identity()},
+                              {"outcome", to_string(v.outcome)},
+                              {"reason", v.reason},
+                              {"steps_seen", step.policy->steps_seen},
+                              {"approvals_seen", step.policy->approvals_seen}},
+                             now);
+                    if (v.outcome == outcome::allow) {
+                        transitions::start_tool_call(w, run, step, {}, now);
+                    } else if (v.outcome == outcome::deny) {
+                        fail_step("denied", v.reason, canonical_json(boost::json::object{{"denied", v.reason}}));
+                        ++run.failed_streak;
+                    } else if (v.outcome == outcome::abort) {
+                        fail_step("policy_abort", v.reason, "");
+                        transitions::finish_run(w, run, run_status::failed, run_reason::policy_abort, v.reason, now);
+                    } else {
+                        transitions::ask_approval(w, run, step, tool->spec(), v, now);
+                    }
+                }
+                w.put(step);
+                next.reset();
+                if (run.status == run_status::running && step.status == step_status::failed)
+                    next = gate_detail::open_next(w, run, options.limits, now);
+                w.put(run);
+                return step;
+            },
+            allowed); // the start of a tool is on disk before the tool is called
+        if (!proposed && decided_on_another_run)
+            continue;
+        if (!proposed)
+            return proposed;
+        open_.reset();
+        if (proposed->status == step_status::executing)
+            pending_ = index;
+        if (next) {
+            open_ = next;
+            preopened_ = true;
+        }
         return proposed;
-    open_.reset();
-    if (proposed->status == step_status::executing)
-        pending_ = index;
-    if (next) {
-        open_ = next;
-        preopened_ = true;
     }
-    return proposed;
 } catch (exception const& e) { // a failing store: a typed error, never an exception
     return e.error();
 }

@@ -19,6 +19,7 @@
 #include <mutex>
 #include <string>
 #include <thread>
+#include <vector>
 
 namespace runtime_test {
 
@@ -132,6 +133,37 @@ inline void check_lease_kept(world& w, agentrt::store& s, agentrt::session const
     auto refused = other.attach("run-1");
     REQUIRE_FALSE(refused);
     CHECK(refused.error().code == agentrt::errc::lease_held);
+}
+
+// A policy's first look at a step of run "decide on the run as it is" denies it, and meanwhile
+// `other` (another worker's store of the same place, or the same store) amends the run's goal with
+// an event: the decision written must come from a second look, at the amended run, which allows.
+inline void check_policy_decides_again_on_a_changed_run(agentrt::store& s, agentrt::store& other) {
+    world w;
+    agentrt::gate g(s, w.table, w.policy, w.options());
+    auto session = g.begin("decide on the run as it is").value();
+    (void)session.open_step().value();
+    std::vector<std::string> goals_seen;
+    w.decide = [&](auto const&, auto const&, agentrt::run_view const& view) {
+        goals_seen.emplace_back(view.goal);
+        if (goals_seen.size() > 1)
+            return agentrt::allow();
+        other.write([&](agentrt::store_writer& writer) {
+            auto run = writer.run(session.run_id()).value();
+            run.goal += " (amended)";
+            writer.append(run, agentrt::event_type::model_completed, {{"amended", true}}, w.clock());
+            writer.put(run);
+        });
+        return agentrt::deny("decided before the goal was amended");
+    };
+    auto proposed = session.propose(agentrt::decision::call("lookup_order", lookup_args));
+    REQUIRE_MESSAGE(proposed, proposed.error().to_string());
+    CHECK(proposed->status == agentrt::step_status::executing);
+    CHECK(goals_seen == std::vector<std::string>{"decide on the run as it is", "decide on the run as it is (amended)"});
+    CHECK(session.execute().value().status == agentrt::step_status::done);
+    CHECK(w.calls["lookup_order"] == 1);
+    auto invariants = agentrt::check_invariants(s, {.allow_in_progress = true}); // the next step is open
+    CHECK_MESSAGE(invariants.ok(), (invariants.ok() ? "" : invariants.problems.front()));
 }
 
 // Direct LMDB access behind the runtime's back, for tampering tests (the store must be closed).

@@ -56,6 +56,13 @@ TEST_CASE("a tool step costs two commits and three syncs under power_loss") {
     }
 }
 
+TEST_CASE("a policy decides again when the run changed before its decision was written: the decision written is "
+          "taken from the run as it is") {
+    world w;
+    auto s = w.open();
+    check_policy_decides_again_on_a_changed_run(s, s);
+}
+
 TEST_CASE("a decision is recorded verbatim before validation, unusable JSON kept as text") {
     world w;
     auto s = w.open();

@@ -92,6 +92,11 @@ public:
     // Runs `work` in one read snapshot.
     virtual void read(std::function<void(store_reader const&)> const& work) const = 0;
 
+    // As read, but the snapshot may be the runs as this thread last read or wrote them, which a
+    // later write of the thread checks before it commits (the view a policy decides on): an engine
+    // whose reads cost a round trip answers from what it saw. `work` may run more than once.
+    virtual void read_as_last_seen(std::function<void(store_reader const&)> const& work) const { read(work); }
+
     // Runs `work` in one write transaction and commits it; an exception from `work` aborts it and
     // leaves the store unchanged. `work` may run more than once (the engine retries a transaction it
     // could not commit for a reason of its own, such as a full map). `flush`: the commit is durable

@@ -155,6 +155,20 @@ public:
         }
     }
 
+    // Runs `work` in one read transaction of the runs as this thread last saw them, which may be
+    // older than what the store holds (engine::read_as_last_seen): for reads a later write checks.
+    template <class F>
+    auto read_as_last_seen(F&& work) const -> std::invoke_result_t<F&, store_reader const&> {
+        using R = std::invoke_result_t<F&, store_reader const&>;
+        if constexpr (std::is_void_v<R>) {
+            engine_->read_as_last_seen([&](store_reader const& r) { work(r); });
+        } else {
+            std::optional<R> out;
+            engine_->read_as_last_seen([&](store_reader const& r) { out.emplace(work(r)); });
+            return std::move(*out);
+        }
+    }
+
     // Runs `work` in one write transaction and commits it; an exception from `work` aborts and
     // leaves the store unchanged. `work` may run more than once (an engine may retry a transaction,
     // as LMDB's does when its map is full), so it must only act through the writer. `flush` makes

@@ -343,6 +343,10 @@ thread_local inside const* inside::innermost = nullptr;
 
 } // namespace
 
+bool inside_a_transaction(connection_pool const& pool) noexcept {
+    return inside::of(pool) != nullptr;
+}
+
 void in_transaction(connection_pool& pool, txn_kind kind, std::function<void(transaction&)> const& work,
                     std::function<commit_outcome()> const& resolve) {
     if (transaction* open = kind == txn_kind::read ? inside::of(pool) : nullptr) {

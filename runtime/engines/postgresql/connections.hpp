@@ -180,4 +180,7 @@ enum class commit_outcome { written, not_written, unknown };
 void in_transaction(connection_pool& pool, txn_kind kind, std::function<void(transaction&)> const& work,
                     std::function<commit_outcome()> const& resolve = {});
 
+// Whether this thread is inside a transaction of `pool` (in_transaction's `work`).
+bool inside_a_transaction(connection_pool const& pool) noexcept;
+
 } // namespace agentrt::pg_detail

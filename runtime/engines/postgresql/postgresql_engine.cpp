@@ -259,6 +259,56 @@ protected:
     mutable std::set<std::string, std::less<>> present_; // and as present, locked: a put updates it
 };
 
+// A read answered from what this thread last saw of each run it asks for, without a round trip:
+// for a read a later write checks (that write's digest is of the same bundle). Whatever the
+// bundles do not hold throws not_seen, and the read goes to the server instead.
+class last_seen_reader final : public store_reader {
+public:
+    struct not_seen {};
+
+    explicit last_seen_reader(connection_pool const& pool) : pool_(pool) {}
+
+    std::optional<run_record> run(std::string_view id) const override {
+        auto const& b = seen(id);
+        if (!b.run)
+            return std::nullopt;
+        return run_from_json(parse_record_text(*b.run));
+    }
+    std::optional<step_record> step(std::string_view run_id, std::uint64_t index) const override {
+        auto const& b = seen(run_id);
+        if (!b.knows_step(index))
+            throw not_seen{};
+        auto text = b.step(index);
+        if (!text)
+            return std::nullopt;
+        return step_from_json(parse_record_text(*text));
+    }
+    std::vector<approval_record> approvals(std::string_view run_id) const override {
+        auto const& b = seen(run_id);
+        if (b.more_approvals())
+            throw not_seen{};
+        std::vector<approval_record> out;
+        for (auto const& a : b.approvals)
+            out.push_back(approval_from_json(parse_record_text(a.text)));
+        return out;
+    }
+    std::vector<run_record> runs_before(std::uint64_t, std::size_t) const override { throw not_seen{}; }
+    std::vector<step_record> steps(std::string_view) const override { throw not_seen{}; }
+    std::vector<event_record> events(std::string_view) const override { throw not_seen{}; }
+    std::vector<model_call_record> model_calls(std::string_view) const override { throw not_seen{}; }
+    std::optional<std::string> meta(std::string_view) const override { throw not_seen{}; }
+    std::optional<std::string> tool_spec(std::string_view) const override { throw not_seen{}; }
+
+private:
+    run_bundle const& seen(std::string_view run_id) const {
+        auto const* b = seen_bundles::find(pool_, run_id);
+        if (!b)
+            throw not_seen{};
+        return *b;
+    }
+    connection_pool const& pool_;
+};
+
 // A write's puts are queued and sent together with its next read or with its commit, so a step's
 // records cost no round trip of their own. A write may take a run's bundle from what this thread
 // saw last (`optimistic`): it then reads nothing, and sends the run's lock and the digest of that
@@ -416,6 +466,18 @@ public:
                 for (auto const& [id, b] : r.bundles())
                     seen_bundles::remember(pool_, id, b);
         });
+    }
+
+    // Only where the server checks a write's digest: there the write that follows refuses a run
+    // that changed since this thread saw it.
+    void read_as_last_seen(std::function<void(store_reader const&)> const& work) const override {
+        if (optimistic_ && !inside_a_transaction(pool_))
+            try {
+                work(last_seen_reader(pool_));
+                return;
+            } catch (last_seen_reader::not_seen const&) {
+            }
+        read(work);
     }
 
     void write(std::function<void(engine_writer&)> const& work, bool flush) override {
