@@ -151,6 +151,12 @@ bool check_store_contract(std::function<store()> const& open, source_location wh
                 w.put(r);
             });
             c.expect(seen == 1, "observers see each event after its commit");
+            auto seen_by = [](store_reader const& r) {
+                auto run = r.run("contract-1");
+                return std::make_pair(run ? run->head : "", r.steps("contract-1").size());
+            };
+            c.expect(s.read_as_last_seen(seen_by) == s.read(seen_by),
+                     "a read as last seen, after this thread's write, reads what the store holds");
 
             s.write([](store_writer& w) {
                 for (int i = 2; i <= 4; ++i) {
