@@ -200,7 +200,8 @@ public:
     }
 
     // The bundles this transaction read, by run.
-    std::map<std::string, run_bundle, std::less<>> const& bundles() const noexcept { return bundles_; }
+    // The run bundles the read took, once its work is done.
+    std::map<std::string, run_bundle, std::less<>> take_bundles() noexcept { return std::move(bundles_); }
 
 protected:
     template <class R>
@@ -328,8 +329,9 @@ public:
     }
     // What this write leaves of each run it read, for seen_bundles once it committed; and the runs
     // it changed without reading.
-    std::map<std::string, run_bundle, std::less<>> const& bundles_after() const noexcept { return after_; }
-    std::set<std::string, std::less<>> const& unknown_after() const noexcept { return unknown_; }
+    // What the write leaves of each run, taken once its work is done.
+    std::map<std::string, run_bundle, std::less<>> take_bundles_after() noexcept { return std::move(after_); }
+    std::set<std::string, std::less<>> take_unknown_after() noexcept { return std::move(unknown_); }
 
 private:
     run_bundle const* base_seen_before(std::string_view id) const override {
@@ -463,8 +465,8 @@ public:
             reader_impl r(t, false);
             work(r);
             if (t.kind() == txn_kind::read) // not a read within a write, which sees what is not committed
-                for (auto const& [id, b] : r.bundles())
-                    seen_bundles::remember(pool_, id, b);
+                for (auto& [id, b] : r.take_bundles())
+                    seen_bundles::remember(pool_, id, std::move(b));
         });
     }
 
@@ -502,8 +504,8 @@ public:
                     changed = w.changed_run();
                     if (changed)
                         t.may_commit_in_one_message();
-                    after = w.bundles_after();
-                    unknown = w.unknown_after();
+                    after = w.take_bundles_after();
+                    unknown = w.take_unknown_after();
                 },
                 [&] { return changed ? look_again(*changed) : commit_outcome::unknown; });
         } catch (...) {
