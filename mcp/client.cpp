@@ -269,11 +269,18 @@ struct client::state {
             return {};
         renewing = true;
         lock.unlock();
-        auto renewed = initialize();
-        lock.lock();
-        renewing = false;
-        renewal_ended.notify_all();
-        lock.unlock();
+        struct ended_on_every_path { // an exception from initialize too, or the waiters wait for ever
+            state& s;
+            ~ended_on_every_path() {
+                std::lock_guard again(s.renewal_mutex);
+                s.renewing = false;
+                s.renewal_ended.notify_all();
+            }
+        };
+        auto renewed = [&] {
+            ended_on_every_path ending{*this};
+            return initialize();
+        }();
         if (!renewed)
             cut_off("a new session could not begin: " + renewed.error().message);
         return renewed;

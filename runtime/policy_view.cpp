@@ -31,8 +31,10 @@ void refresh(view_snapshot& snap, store const& s, std::string_view run_id, std::
         snap.steps.clear();
         snap.step_views.clear();
     }
-    // Run again, it appends only steps it has not read: the ones before are settled either way.
+    // Run again (an engine's read_as_last_seen may give up part way), it starts from what it held.
+    auto const held = snap.steps.size();
     auto read = [&](store_reader const& r) {
+        snap.steps.resize(held);
         snap.run = existing_run(r.run(run_id), run_id);
         // Steps before the one being decided are settled: only the new ones are read, so building a
         // view stays flat in run length.
@@ -57,6 +59,13 @@ void refresh(view_snapshot& snap, store const& s, std::string_view run_id, std::
         snap.approval_views.push_back({a.step_index, a.kind, to_string(a.status)});
     snap.view = run_view{snap.run.id,     snap.run.goal,      snap.run.next_step, snap.run.failed_streak,
                          snap.step_views, snap.approval_views};
+}
+
+void forget_steps_from(view_snapshot& snap, std::size_t first) {
+    if (snap.steps.size() > first)
+        snap.steps.resize(first);
+    if (snap.step_views.size() > first)
+        snap.step_views.resize(first);
 }
 
 bool still_current(view_snapshot const& snap, run_record const& run) noexcept {

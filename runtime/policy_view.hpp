@@ -34,6 +34,8 @@ struct view_snapshot {
 // that the run is still the one the snapshot holds.
 void refresh(view_snapshot& snap, store const& s, std::string_view run_id, std::uint64_t before_step,
              bool as_last_seen = false);
+// Drops the steps from index `first` on, so that the next refresh reads them again.
+void forget_steps_from(view_snapshot& snap, std::size_t first);
 // Whether `run`, as a write reads it, is the run the snapshot was taken of: no event since.
 bool still_current(view_snapshot const& snap, run_record const& run) noexcept;
 std::unique_ptr<view_snapshot> snapshot(store const& s, std::string_view run_id, std::uint64_t before_step);

@@ -145,6 +145,7 @@ result<step_record> session::propose(decision const& d) try {
     // policy decides again on what the store holds. The last decides on a fresh read, as a read then
     // a write always did, so a run that keeps changing cannot hold the step up.
     constexpr int most_decisions = 3;
+    auto const settled = std::min<std::size_t>(snap->steps.size(), index); // read before this propose
     for (int decisions = 1;; ++decisions) {
         views::evaluation answer;
         if (call) {
@@ -234,8 +235,10 @@ result<step_record> session::propose(decision const& d) try {
                 return step;
             },
             allowed); // the start of a tool is on disk before the tool is called
-        if (!proposed && decided_on_another_run)
+        if (!proposed && decided_on_another_run) {
+            views::forget_steps_from(*snap, settled); // what this propose read of them may be stale too
             continue;
+        }
         if (!proposed)
             return proposed;
         open_.reset();

@@ -4,6 +4,7 @@
 
 #include <stdexcept>
 #include <string>
+#include <tuple>
 #include <vector>
 
 namespace agentrt::testkit {
@@ -151,9 +152,11 @@ bool check_store_contract(std::function<store()> const& open, source_location wh
                 w.put(r);
             });
             c.expect(seen == 1, "observers see each event after its commit");
-            auto seen_by = [](store_reader const& r) {
+            auto seen_by = [](store_reader const& r) { // what a policy's view reads of its run
                 auto run = r.run("contract-1");
-                return std::make_pair(run ? run->head : "", r.steps("contract-1").size());
+                auto step = r.step("contract-1", 0);
+                return std::make_tuple(run ? run->head : "", step ? step->arguments : "",
+                                       r.approvals("contract-1").size());
             };
             c.expect(s.read_as_last_seen(seen_by) == s.read(seen_by),
                      "a read as last seen, after this thread's write, reads what the store holds");

@@ -12,6 +12,7 @@
 #include <csignal>
 #include <limits>
 #include <mutex>
+#include <optional>
 #include <sys/wait.h>
 #include <thread>
 #include <unistd.h>
@@ -140,6 +141,30 @@ TEST_CASE("a policy that decided on the run as this worker last saw it decides a
     auto s = open_pg(where);
     auto other = open_pg(where); // its own connections: what this worker saw is not refreshed by its write
     check_policy_decides_again_on_a_changed_run(s, other);
+}
+
+TEST_CASE("a session moved between threads hands its policy each step as it is, not as a thread last saw it") {
+    auto s = open_pg(fresh_postgres_store());
+    world w;
+    agentrt::gate g(s, w.table, w.policy, w.options());
+    auto session = g.begin("move between threads").value();
+    (void)session.open_step().value();
+    REQUIRE(session.propose(decision::call("lookup_order", lookup_args)).value().status ==
+            agentrt::step_status::executing); // this thread last saw step 0 executing
+    std::optional<agentrt::result<agentrt::step_record>> executed;
+    std::thread([&] { executed = session.execute(); }).join(); // another finishes it
+    REQUIRE_MESSAGE(*executed, executed->error().to_string());
+    std::vector<std::string> step_0_seen;
+    w.decide = [&](auto const&, auto const&, agentrt::run_view const& view) {
+        step_0_seen.emplace_back(view.steps.empty() ? "none" : view.steps[0].status);
+        return agentrt::allow();
+    };
+    (void)session.open_step().value();
+    REQUIRE(session.propose(decision::call("lookup_order", lookup_args)));
+    // The first look may be at step 0 as this thread saw it; the decision written is taken from
+    // step 0 as it is.
+    REQUIRE_FALSE(step_0_seen.empty());
+    CHECK(step_0_seen.back() == "done");
 }
 
 TEST_CASE("a write taken from what a worker saw before another worker changed the run is refused by the server and "

@@ -4,6 +4,7 @@
 #include <cstring>
 #include <filesystem>
 #include <stdexcept>
+#include <string_view>
 
 #include <poll.h>
 #include <sys/socket.h>
@@ -36,6 +37,24 @@ bool send_all(int fd, char const* data, std::size_t size) {
 std::uint32_t big_endian(char const* p) {
     auto b = [&](int i) { return static_cast<std::uint32_t>(static_cast<unsigned char>(p[i])); };
     return b(0) << 24 | b(1) << 16 | b(2) << 8 | b(3);
+}
+
+// What the server's messages so far say: a COMMIT done (CommandComplete "COMMIT"), the answer ended
+// (ReadyForQuery).
+struct answer_seen {
+    bool committed = false, ended = false;
+};
+answer_seen answer_so_far(std::string const& bytes) {
+    answer_seen seen;
+    for (std::size_t at = 0; bytes.size() - at >= 5;) {
+        std::size_t const size = 1 + big_endian(bytes.data() + at + 1);
+        if (size < 5 || bytes.size() - at < size)
+            break;
+        seen.committed |= bytes[at] == 'C' && std::string_view(bytes).substr(at + 5, size - 5).starts_with("COMMIT");
+        seen.ended |= bytes[at] == 'Z';
+        at += size;
+    }
+    return seen;
 }
 
 } // namespace
@@ -75,6 +94,11 @@ postgres_proxy::~postgres_proxy() {
     char const stop = 0;
     (void)::write(stop_pipe_[1], &stop, 1); // read by no one: every poll sees it, until the end
     acceptor_.join();
+    {
+        std::lock_guard lock(mutex_); // a pump blocked sending to a peer that does not read wakes too
+        for (int fd : live_)
+            ::shutdown(fd, SHUT_RDWR);
+    }
     pumps_.clear(); // joins them
     ::close(listener_);
     ::close(stop_pipe_[0]);
@@ -118,6 +142,10 @@ void postgres_proxy::accept_connections() {
                 ::close(server);
             continue;
         }
+        {
+            std::lock_guard lock(mutex_);
+            live_.insert(live_.end(), {client, server});
+        }
         pumps_.emplace_back([this, client, server] { pump(client, server); });
     }
 }
@@ -125,7 +153,7 @@ void postgres_proxy::accept_connections() {
 // The client's bytes go on whole message by whole message, so that the COMMIT to cut is known
 // before the server can answer it; the server's go on as they come.
 void postgres_proxy::pump(int client, int server) {
-    std::string from_client;
+    std::string from_client, from_server;
     bool startup = true; // the first messages have no type byte: startup, or a request for TLS first
     bool cut = false;
     char buffer[1 << 16];
@@ -139,12 +167,22 @@ void postgres_proxy::pump(int client, int server) {
             auto n = ::recv(server, buffer, sizeof buffer, 0);
             if (n <= 0)
                 break;
-            if (cut) {
-                ++lost_;
+            if (cut) { // held until it says COMMIT: then the server has written it, and it is lost
+                from_server.append(buffer, static_cast<std::size_t>(n));
+                auto answer = answer_so_far(from_server);
+                if (answer.committed) {
+                    ++lost_;
+                    break;
+                }
+                if (!answer.ended)
+                    continue;
+                cut = false; // it answered without committing: nothing to lose
+                if (!send_all(client, from_server.data(), from_server.size()))
+                    break;
+                from_server.clear();
+            } else if (!send_all(client, buffer, static_cast<std::size_t>(n))) {
                 break;
             }
-            if (!send_all(client, buffer, static_cast<std::size_t>(n)))
-                break;
         }
         if (fds[0].revents != 0) {
             auto n = ::recv(client, buffer, sizeof buffer, 0);
@@ -157,6 +195,10 @@ void postgres_proxy::pump(int client, int server) {
                 if (from_client.size() < head)
                     break;
                 std::size_t const size = (startup ? 0 : 1) + big_endian(from_client.data() + head - 4);
+                if (size < head) { // not the protocol: nothing sensible to pass on
+                    sent = false;
+                    break;
+                }
                 if (from_client.size() < size)
                     break;
                 if (startup) { // 80877103 asks for TLS, 80877104 for GSSAPI: the startup follows
@@ -173,6 +215,10 @@ void postgres_proxy::pump(int client, int server) {
             if (!sent)
                 break;
         }
+    }
+    {
+        std::lock_guard lock(mutex_);
+        std::erase_if(live_, [&](int fd) { return fd == client || fd == server; });
     }
     ::close(client);
     ::close(server);

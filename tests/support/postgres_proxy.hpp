@@ -26,8 +26,8 @@ public:
     // `location` with its host the proxy's socket directory.
     std::string const& location() const noexcept { return location_; }
 
-    // The next simple query that ends in COMMIT and holds `marker` goes to the server; the first
-    // bytes it answers with are dropped and both sides of that connection closed.
+    // The next simple query that ends in COMMIT and holds `marker` goes to the server; its
+    // answer, once it says the COMMIT was done, is dropped and both sides of that connection closed.
     void lose_answer_to_commit_with(std::string marker);
     int answers_lost() const noexcept { return lost_; }
 
@@ -40,7 +40,8 @@ private:
     int listener_ = -1;
     int stop_pipe_[2] = {-1, -1};
     std::mutex mutex_;
-    std::string marker_; // armed while not empty
+    std::string marker_;    // armed while not empty
+    std::vector<int> live_; // the sockets of the pumps still running
     std::atomic<int> lost_{0};
     std::jthread acceptor_;
     std::vector<std::jthread> pumps_; // the acceptor's alone, until it has ended

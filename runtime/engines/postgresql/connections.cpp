@@ -391,6 +391,8 @@ void in_transaction(connection_pool& pool, txn_kind kind, std::function<void(tra
                 snapshot = true;
                 --attempt; // not a failure: the same read, as a transaction
                 continue;
+            } catch (run_again const& e) {
+                again = e.why;
             } catch (pqxx::in_doubt_error const& e) {
                 c.drop();
                 in_doubt = said(e);

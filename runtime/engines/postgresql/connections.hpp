@@ -8,6 +8,7 @@
 
 #include <pqxx/pqxx>
 
+#include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <exception>
@@ -78,8 +79,15 @@ public:
 
     std::string const& shown() const noexcept { return shown_; }
     std::size_t open_connections() const;
+    // Unique to this pool in the process, unlike its address, which a later pool may take.
+    std::uint64_t identity() const noexcept { return identity_; }
 
 private:
+    static std::uint64_t next_identity() noexcept {
+        static std::atomic<std::uint64_t> last{0};
+        return ++last;
+    }
+    std::uint64_t const identity_ = next_identity();
     void give_back(pooled c) noexcept;
     void forget(pooled c) noexcept;
 
@@ -164,6 +172,12 @@ private:
 // second one: the read is run again from its start, as one REPEATABLE READ transaction. Not a
 // std::exception, so that no handler of a reader's caller takes it for a failure of its own.
 struct needs_snapshot {};
+
+// Thrown by `work` for an attempt to be rolled back and run again (counted as an attempt): a write
+// whose work failed on what this thread had seen, which may be what failed it.
+struct run_again {
+    std::string why;
+};
 
 // What a write whose connection was lost during COMMIT finds when it looks again.
 enum class commit_outcome { written, not_written, unknown };

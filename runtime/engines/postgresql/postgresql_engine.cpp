@@ -271,8 +271,8 @@ public:
 
     std::optional<run_record> run(std::string_view id) const override {
         auto const& b = seen(id);
-        if (!b.run)
-            return std::nullopt;
+        if (!b.run) // seen absent, perhaps before another thread created it: the server says
+            throw not_seen{};
         return run_from_json(parse_record_text(*b.run));
     }
     std::optional<step_record> step(std::string_view run_id, std::uint64_t index) const override {
@@ -327,11 +327,12 @@ public:
                 return written_run{id, text};
         return std::nullopt;
     }
-    // What this write leaves of each run it read, for seen_bundles once it committed; and the runs
-    // it changed without reading.
-    // What the write leaves of each run, taken once its work is done.
+    // What this write leaves of each run it read, for seen_bundles once it committed, and the runs
+    // it changed without reading: taken once its work is done.
     std::map<std::string, run_bundle, std::less<>> take_bundles_after() noexcept { return std::move(after_); }
     std::set<std::string, std::less<>> take_unknown_after() noexcept { return std::move(unknown_); }
+    // Whether the write took a run as this thread had seen it, unchecked until the commit.
+    bool took_what_was_seen() const noexcept { return took_seen_; }
 
 private:
     run_bundle const* base_seen_before(std::string_view id) const override {
@@ -344,6 +345,7 @@ private:
         t_.queue(t_.call(lock_run, {key}));
         t_.queue(t_.call(expect_bundle, {key, t_.text(seen->digest())}));
         present_.emplace(id);
+        took_seen_ = true;
         return seen;
     }
     run_bundle const& taken(std::string_view id, run_bundle b) const override {
@@ -438,6 +440,7 @@ private:
     connection_pool const& pool_;
     bool optimistic_;
     mutable std::map<std::string, std::optional<std::string>, std::less<>> base_run_; // as first taken
+    mutable bool took_seen_ = false;
     mutable std::map<std::string, run_bundle, std::less<>> after_;
     std::set<std::string, std::less<>> unknown_;
     std::map<std::string, std::string, std::less<>> last_put_;
@@ -500,7 +503,15 @@ public:
                         t.queue("SET LOCAL synchronous_commit = on");
                     // After a failed attempt (the run had changed, most often), from what the server holds.
                     writer_impl w(t, pool_, optimistic_ && ++attempt == 1);
-                    work(w);
+                    try {
+                        work(w);
+                    } catch (...) {
+                        // Work that failed on a run as this thread saw it, which the commit would
+                        // have refused had it changed, runs again from what the server holds.
+                        if (w.took_what_was_seen())
+                            throw run_again{"its work failed on a run as this thread had seen it"};
+                        throw;
+                    }
                     changed = w.changed_run();
                     if (changed)
                         t.may_commit_in_one_message();

@@ -1,5 +1,7 @@
 #include "run_bundles.hpp"
 
+#include "connections.hpp"
+
 #include <agentrt/catalog/canonical_json.hpp>
 
 #include <algorithm>
@@ -70,7 +72,7 @@ namespace seen_bundles {
 namespace {
 
 struct entry {
-    connection_pool const* pool;
+    std::uint64_t pool; // its identity: a pool made later at the same address is another
     std::string run_id;
     run_bundle bundle;
 };
@@ -79,7 +81,7 @@ thread_local std::vector<entry> entries; // the newest last
 
 auto position(connection_pool const& pool, std::string_view run_id) {
     return std::find_if(entries.begin(), entries.end(),
-                        [&](entry const& e) { return e.pool == &pool && e.run_id == run_id; });
+                        [&](entry const& e) { return e.pool == pool.identity() && e.run_id == run_id; });
 }
 
 } // namespace
@@ -93,7 +95,7 @@ void remember(connection_pool const& pool, std::string_view run_id, run_bundle b
     forget(pool, run_id);
     if (entries.size() == kept)
         entries.erase(entries.begin());
-    entries.push_back({&pool, std::string(run_id), std::move(bundle)});
+    entries.push_back({pool.identity(), std::string(run_id), std::move(bundle)});
 }
 
 void forget(connection_pool const& pool, std::string_view run_id) {
@@ -102,7 +104,7 @@ void forget(connection_pool const& pool, std::string_view run_id) {
 }
 
 void forget_all(connection_pool const& pool) {
-    std::erase_if(entries, [&](entry const& e) { return e.pool == &pool; });
+    std::erase_if(entries, [&](entry const& e) { return e.pool == pool.identity(); });
 }
 
 } // namespace seen_bundles
