@@ -20,6 +20,26 @@ using namespace std::chrono_literals;
 using agentrt::decision;
 using agentrt::step_status;
 
+namespace {
+
+// The run each fault here strikes: a lookup, a mail, then done. Whatever the fault, it completes,
+// each tool ran once, and the store checks and verifies.
+agentrt::run_record look_up_and_mail(world& w, agentrt::store& s) {
+    agentrt::testkit::scripted_agent agent({decision::call("lookup_order", lookup_args),
+                                            decision::call("send_message", send_args), decision::complete("done")});
+    agentrt::driver d(s, w.table, w.policy, agent, w.options());
+    auto run = d.start("look up and mail");
+    REQUIRE_MESSAGE(run, run.error().to_string());
+    CHECK(run->status == agentrt::run_status::completed);
+    CHECK(w.calls["lookup_order"] == 1);
+    CHECK(w.calls["send_message"] == 1);
+    CHECK(agentrt::check_invariants(s).ok());
+    CHECK(agentrt::verify(s).ok());
+    return *run;
+}
+
+} // namespace
+
 TEST_CASE("the server terminating every session of a worker mid-run: the next transaction is retried on a new "
           "connection, and each tool ran once") {
     world w;
@@ -32,16 +52,8 @@ TEST_CASE("the server terminating every session of a worker mid-run: the next tr
             test_support::schema_of(where) + "'");
         return agentrt::tool_output{{{"order", "ord-1"}}, "found"};
     };
-    agentrt::testkit::scripted_agent agent({decision::call("lookup_order", lookup_args),
-                                            decision::call("send_message", send_args), decision::complete("done")});
-    agentrt::driver d(s, w.table, w.policy, agent, w.options());
-    auto run = d.start("look up and mail");
-    REQUIRE_MESSAGE(run, run.error().to_string());
-    CHECK(run->status == agentrt::run_status::completed);
+    (void)look_up_and_mail(w, s);
     CHECK(std::stoi(terminated) >= 2); // the pooled connection and the liveness one, at least
-    CHECK(w.calls["lookup_order"] == 1);
-    CHECK(w.calls["send_message"] == 1);
-    CHECK(agentrt::check_invariants(s).ok());
 }
 
 TEST_CASE("the server restarting in the middle of a run, as after a crash: the run goes on, each tool once") {
@@ -54,17 +66,8 @@ TEST_CASE("the server restarting in the middle of a run, as after a crash: the r
         ++restarts;
         return agentrt::tool_output{{{"order", "ord-1"}}, "found"};
     };
-    agentrt::testkit::scripted_agent agent({decision::call("lookup_order", lookup_args),
-                                            decision::call("send_message", send_args), decision::complete("done")});
-    agentrt::driver d(s, w.table, w.policy, agent, w.options());
-    auto run = d.start("look up and mail");
-    REQUIRE_MESSAGE(run, run.error().to_string());
+    (void)look_up_and_mail(w, s);
     CHECK(restarts == 1);
-    CHECK(run->status == agentrt::run_status::completed);
-    CHECK(w.calls["lookup_order"] == 1);
-    CHECK(w.calls["send_message"] == 1);
-    CHECK(agentrt::check_invariants(s).ok());
-    CHECK(agentrt::verify(s).ok());
 }
 
 TEST_CASE("a connection lost during the COMMIT of a write the server did not write: the run's record, read again, "
@@ -100,18 +103,9 @@ TEST_CASE("a connection lost during the COMMIT of a write the server did not wri
         });
         return agentrt::tool_output{{{"order", "ord-1"}}, "found"};
     };
-    agentrt::testkit::scripted_agent agent({decision::call("lookup_order", lookup_args),
-                                            decision::call("send_message", send_args), decision::complete("done")});
-    agentrt::driver d(s, w.table, w.policy, agent, w.options());
-    auto run = d.start("look up and mail");
+    (void)look_up_and_mail(w, s);
     terminator.request_stop();
-    REQUIRE_MESSAGE(run, run.error().to_string());
     CHECK(terminated == 1); // the write that recorded the tool's outcome, in the middle of its COMMIT
-    CHECK(run->status == agentrt::run_status::completed);
-    CHECK(w.calls["lookup_order"] == 1);
-    CHECK(w.calls["send_message"] == 1);
-    CHECK(agentrt::check_invariants(s).ok());
-    CHECK(agentrt::verify(s).ok());
 }
 
 TEST_CASE("a connection lost after the server wrote a COMMIT and before its answer came: the run's record, read "
@@ -123,21 +117,12 @@ TEST_CASE("a connection lost after the server wrote a COMMIT and before its answ
         proxy.lose_answer_to_commit_with("agentrt_2_update_run"); // the write that records this outcome
         return agentrt::tool_output{{{"order", "ord-1"}}, "found"};
     };
-    agentrt::testkit::scripted_agent agent({decision::call("lookup_order", lookup_args),
-                                            decision::call("send_message", send_args), decision::complete("done")});
-    agentrt::driver d(s, w.table, w.policy, agent, w.options());
-    auto run = d.start("look up and mail");
-    REQUIRE_MESSAGE(run, run.error().to_string());
+    auto run = look_up_and_mail(w, s);
     CHECK(proxy.answers_lost() == 1);
-    CHECK(run->status == agentrt::run_status::completed);
-    CHECK(w.calls["lookup_order"] == 1);
-    CHECK(w.calls["send_message"] == 1);
-    auto events = agentrt::read_events(s, run->id).value();
+    auto events = agentrt::read_events(s, run.id).value();
     CHECK(std::count_if(events.begin(), events.end(), [](auto const& e) {
               return e.is(agentrt::event_type::step_tool_finished);
           }) == 2); // one for each tool: the one whose answer was lost is not there twice
-    CHECK(agentrt::check_invariants(s).ok());
-    CHECK(agentrt::verify(s).ok());
 }
 
 TEST_CASE("a statement timeout behind a lock another session holds is a typed error that changes nothing, the run "
