@@ -3,6 +3,8 @@
 #include <agentrt/runtime.hpp>
 #include <agentrt/testkit/scripted_agent.hpp>
 
+#include "engines/lmdb/environment.hpp"
+#include "engines/lmdb/lmdb_engine.hpp"
 #include "fixture.hpp"
 
 #include <atomic>
@@ -58,7 +60,66 @@ struct held_group {
     }
 };
 
+// The LMDB engine of an existing store, opened by itself so that a test can see its commits.
+std::shared_ptr<agentrt::lmdb_detail::lmdb_engine> lmdb_engine_of(world const& w) {
+    w.open(); // creates the store, then closes it
+    auto opened = agentrt::engines::open_lmdb(w.store_path, {});
+    REQUIRE(opened);
+    return std::dynamic_pointer_cast<agentrt::lmdb_detail::lmdb_engine>(*opened);
+}
+
+// `threads` writers each commit `writes` transactions that start a tool (flush), and check after
+// each that its commit survives power loss; returns how many of them did not.
+int flushed_writes_left_volatile(agentrt::lmdb_detail::lmdb_engine& engine, int threads, int writes) {
+    std::atomic<int> volatile_returns{0};
+    std::vector<std::thread> writers;
+    for (int t = 0; t < threads; ++t)
+        writers.emplace_back([&, t] {
+            for (int k = 0; k < writes; ++k) {
+                engine.write(
+                    [&](agentrt::engine_writer& w) { w.put_meta("writer-" + std::to_string(t), std::to_string(k)); },
+                    true);
+                auto committed_as = agentrt::lmdb_detail::last_write_txnid_of_this_thread();
+                if (committed_as == 0 || engine.durable_txnid() < committed_as)
+                    ++volatile_returns;
+            }
+        });
+    for (auto& w : writers)
+        w.join();
+    return volatile_returns;
+}
+
 } // namespace
+
+TEST_CASE("group commit: a transaction that starts a tool returns only once its commit survives power loss, "
+          "meta page included") {
+    world w;
+    auto engine = lmdb_engine_of(w);
+    int threads = 1;
+    SUBCASE("alone") {
+        auto before = engine->stats();
+        CHECK(flushed_writes_left_volatile(*engine, 1, 20) == 0);
+        auto after = engine->stats();
+        CHECK(after.commits - before.commits == 20);
+        CHECK(after.syncs - before.syncs == 40); // nobody behind it: its data, then its meta page
+    }
+    SUBCASE("with writers behind it, whose commit syncs its meta page") {
+        threads = 8;
+        auto before = engine->stats();
+        CHECK(flushed_writes_left_volatile(*engine, threads, 25) == 0);
+        auto after = engine->stats();
+        auto commits = after.commits - before.commits, syncs = after.syncs - before.syncs;
+        CAPTURE(commits);
+        CAPTURE(syncs);
+        CHECK(commits < 200);       // grouped
+        CHECK(syncs < 2 * commits); // some meta pages went to the disk with the next commit's data
+    }
+    agentrt::store s(engine);
+    for (int t = 0; t < threads; ++t) {
+        CAPTURE(t);
+        CHECK(s.read([&](agentrt::store_reader const& r) { return r.meta("writer-" + std::to_string(t)); }));
+    }
+}
 
 TEST_CASE("group commit: transactions ready together share one commit and one sync, and a transaction that throws "
           "leaves the others' changes intact") {

@@ -25,9 +25,10 @@ namespace fs = std::filesystem;
 // A transaction waiting to be committed with the others that are ready (lmdb_engine::write).
 struct pending_write {
     std::function<void(engine_writer&)> const* work;
-    bool flush;
+    bool flush; // power_loss only: its meta page must be synced before it returns
     std::exception_ptr failure{};
-    bool done = false;
+    bool done = false;       // committed, or failed
+    std::uint64_t txnid = 0; // of the commit that wrote it
 };
 
 // How many times this process was forked, as its child counts them.
@@ -43,11 +44,15 @@ public:
     agentrt::durability durability() const noexcept override { return options.durability; }
     void read(std::function<void(store_reader const&)> const& work) const override;
     void write(std::function<void(engine_writer&)> const& work, bool flush) override;
-    void commit_alone(std::function<void(engine_writer&)> const& work);
-    void commit_group(std::vector<pending_write*> const& group);
-    void flush_group(std::vector<pending_write*> const& group);
-    void grow_map();           // doubles the map up to its maximum; storage_full at the maximum
-    void commit(lmdb::txn& t); // commit_error for a failed commit; counts the commit and its sync
+    void lead_commit(std::unique_lock<std::mutex>& lock);
+    void sync_meta(std::unique_lock<std::mutex>& lock, pending_write& mine);
+    // Each returns the transaction id it committed, 0 when nothing was committed.
+    std::uint64_t commit_alone(std::function<void(engine_writer&)> const& work);
+    std::uint64_t commit_group(std::vector<pending_write*> const& group);
+    void grow_map(); // doubles the map up to its maximum; storage_full at the maximum
+    // commit_error for a failed commit; counts the commit and its sync. `wrote`: the transaction
+    // has anything to commit.
+    std::uint64_t commit(lmdb::txn& t, bool wrote);
     std::string const& host() const noexcept override;
     std::int64_t process_id() const noexcept override { return ::getpid(); }
     bool holder_alive(lease_record const& lease) const override;
@@ -55,6 +60,12 @@ public:
     store_stats stats() const override {
         std::shared_lock lock(grow);
         return {commits.load(), syncs.load(), grows.load(), map_bytes};
+    }
+
+    // Every commit of this process up to this transaction id survives power loss, meta page included.
+    std::uint64_t durable_txnid() {
+        std::lock_guard lock(commit_mutex);
+        return durable_through;
     }
 
     void refuse_in_forked_child() const {
@@ -81,10 +92,17 @@ public:
     std::condition_variable committed;
     std::vector<pending_write*> ready; // under commit_mutex
     bool committing = false;           // under commit_mutex
+    bool syncing = false;              // under commit_mutex: a meta sync is under way
+    std::uint64_t durable_through = 0; // under commit_mutex: every commit up to it survives power loss
+    std::uint64_t last_commit = 0;     // under commit_mutex: the newest commit of this process
     int owner_fd = -1;
     std::string registered;
     std::uint64_t opened_after_forks = fork_count();
 };
+
+// The transaction id the calling thread's last write committed as, 0 when it committed nothing:
+// what the engine's tests compare with durable_txnid().
+std::uint64_t last_write_txnid_of_this_thread() noexcept;
 
 // Adopts the map size another process grew to. The exclusive lock: no transaction of this process
 // may be open while the map moves.

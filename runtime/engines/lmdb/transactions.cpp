@@ -128,6 +128,10 @@ class writer_impl final : public reader_impl, public engine_writer {
 public:
     writer_impl(lmdb_engine const& s, MDB_txn* t) : reader_impl(s, t) {}
 
+    // Whether the transaction has anything to commit: LMDB commits one with nothing written
+    // without a sync.
+    bool wrote() const noexcept { return wrote_; }
+
     void put(run_record& run) override {
         std::string existing;
         if (!lmdb::get(t_, s_.runs, run.id, existing)) {
@@ -135,16 +139,16 @@ public:
             run.order = next ? std::stoull(*next) : 1;
             put_meta("run_order_next", std::to_string(run.order + 1));
             auto order = lmdb::big_endian(run.order);
-            lmdb::put(t_, s_.run_order, order, seal(order, run.id));
+            write_raw(s_.run_order, order, seal(order, run.id));
         }
         auto sealed = seal(run.id, record_text::of(run));
-        lmdb::put(t_, s_.runs, run.id, sealed);
+        write_raw(s_.runs, run.id, sealed);
         s_.run_cache.remember_written(run.id, sealed, sealed_text(sealed), run);
     }
     void put(step_record const& step) override {
         auto key = keys::step(step.run_id, step.index);
         auto sealed = seal(key, record_text::of(step));
-        lmdb::put(t_, s_.steps, key, sealed);
+        write_raw(s_.steps, key, sealed);
         s_.step_cache.remember_written(key, sealed, sealed_text(sealed), step);
     }
     void put(approval_record const& a) override {
@@ -158,7 +162,7 @@ public:
     }
     void put_meta(std::string_view key, std::string_view value) override {
         if (key == bare_meta_key)
-            lmdb::put(t_, s_.meta, key, value);
+            write_raw(s_.meta, key, value);
         else
             put_sealed(s_.meta, key, value);
     }
@@ -174,17 +178,24 @@ public:
         auto existing = run(run_id);
         if (!existing)
             return false;
-        lmdb::del(t_, s_.run_order, lmdb::big_endian(existing->order));
-        lmdb::del(t_, s_.runs, run_id);
+        erase_raw(s_.run_order, lmdb::big_endian(existing->order));
+        erase_raw(s_.runs, run_id);
         for (MDB_dbi dbi : {s_.steps, s_.approvals, s_.events, s_.model_calls})
             erase_prefix(dbi, keys::run_prefix(run_id));
         return true;
     }
 
 private:
-    void put_sealed(MDB_dbi dbi, std::string_view key, std::string_view text) {
-        lmdb::put(t_, dbi, key, seal(key, text));
+    void write_raw(MDB_dbi dbi, std::string_view key, std::string_view value) {
+        lmdb::put(t_, dbi, key, value);
+        wrote_ = true;
     }
+    void erase_raw(MDB_dbi dbi, std::string_view key) {
+        if (lmdb::del(t_, dbi, key))
+            wrote_ = true;
+    }
+
+    void put_sealed(MDB_dbi dbi, std::string_view key, std::string_view text) { write_raw(dbi, key, seal(key, text)); }
 
     void erase_prefix(MDB_dbi dbi, std::string const& prefix) {
         std::vector<std::string> doomed;
@@ -195,8 +206,10 @@ private:
                 doomed.emplace_back(lmdb::view(k));
         }
         for (auto const& key : doomed)
-            lmdb::del(t_, dbi, key);
+            erase_raw(dbi, key);
     }
+
+    bool wrote_ = false;
 };
 
 // LMDB reports a write cut short by a full disk as EIO, not ENOSPC: a failed commit on a filesystem
@@ -237,64 +250,92 @@ void lmdb_engine::read(std::function<void(store_reader const&)> const& work) con
     }
 }
 
+static thread_local std::uint64_t last_write_txnid = 0;
+
 // Group commit. A writer queues its transaction; the first to find no commit under way commits every
-// queued one: each in its own nested transaction (so a work that throws leaves the others' changes
-// intact), then one commit and, when any of them starts a tool, one sync before any returns; the next
-// group may commit during that sync. Writers of other processes are serialised by LMDB's writer
-// lock, as before.
+// queued one, each in its own nested transaction (so a work that throws leaves the others' changes
+// intact), in one commit. Writers of other processes are serialised by LMDB's writer lock, as before.
+//
+// Under power_loss a commit syncs its data pages and leaves its meta page to a later sync
+// (MDB_NOMETASYNC). A transaction that starts a tool returns only once its meta page is synced too,
+// and the next commit's data sync does that for every commit before it: while other transactions
+// wait, the next group's commit carries this one's meta page to the disk, and only a transaction
+// with nobody behind it syncs by itself. Under load a group costs one sync, not two.
 void lmdb_engine::write(std::function<void(engine_writer&)> const& work, bool flush) {
     refuse_in_forked_child();
-    pending_write mine{&work, flush};
+    pending_write mine{&work, flush && options.durability == durability::power_loss};
     std::unique_lock lock(commit_mutex);
     ready.push_back(&mine);
-    while (!mine.done) {
-        if (committing || ready.empty()) { // ready is empty while this one's group syncs
+    for (;;) {
+        if (mine.done && (mine.failure || !mine.flush || durable_through >= mine.txnid))
+            break;
+        if (!committing && !ready.empty())
+            lead_commit(lock);
+        else if (mine.done && !committing && !syncing)
+            sync_meta(lock, mine);
+        else
             committed.wait(lock);
-            continue;
-        }
-        committing = true;
-        auto group = std::exchange(ready, {});
-        lock.unlock();
-        commit_group(group);
-        lock.lock();
-        committing = false; // the next group may commit while this one's sync runs
-        committed.notify_all();
-        lock.unlock();
-        flush_group(group);
-        lock.lock();
-        for (auto* p : group)
-            p->done = true;
-        committed.notify_all();
     }
     lock.unlock();
+    last_write_txnid = mine.failure ? 0 : mine.txnid;
     if (mine.failure)
         std::rethrow_exception(mine.failure);
 }
 
-// The commit before a side effect: its meta page synced too (MDB_NOMETASYNC leaves it to this),
-// once for every transaction of the group that asked for it, before any of them returns.
-void lmdb_engine::flush_group(std::vector<pending_write*> const& group) {
-    if (options.durability != durability::power_loss ||
-        std::none_of(group.begin(), group.end(), [](pending_write const* p) { return p->flush && !p->failure; }))
-        return;
+std::uint64_t last_write_txnid_of_this_thread() noexcept {
+    return last_write_txnid;
+}
+
+void lmdb_engine::lead_commit(std::unique_lock<std::mutex>& lock) {
+    committing = true;
+    auto group = std::exchange(ready, {});
+    lock.unlock();
+    std::uint64_t const txnid = commit_group(group);
+    lock.lock();
+    if (txnid != 0) {
+        last_commit = std::max(last_commit, txnid);
+        if (options.durability == durability::power_loss)
+            durable_through = std::max(durable_through, txnid - 1); // its data sync took their meta pages
+    }
+    for (auto* p : group) {
+        p->txnid = last_commit; // one that wrote nothing still waits for those before it
+        p->done = true;
+    }
+    committing = false;
+    committed.notify_all();
+}
+
+// The meta page of `mine`'s commit synced when no commit is coming to take it. Another writer may
+// commit meanwhile. A failed sync fails `mine` alone: any other transaction waiting for the same sync
+// tries its own.
+void lmdb_engine::sync_meta(std::unique_lock<std::mutex>& lock, pending_write& mine) {
+    syncing = true;
+    std::uint64_t const through = last_commit;
+    lock.unlock();
+    std::exception_ptr failure;
     try {
         lmdb::check(mdb_env_sync(env.get(), 1), "mdb_env_sync");
         ++syncs;
     } catch (...) {
-        for (auto* p : group)
-            if (p->flush && !p->failure)
-                p->failure = std::current_exception();
+        failure = std::current_exception();
     }
+    lock.lock();
+    syncing = false;
+    if (failure)
+        mine.failure = failure;
+    else
+        durable_through = std::max(durable_through, through);
+    committed.notify_all();
 }
 
-void lmdb_engine::commit_group(std::vector<pending_write*> const& group) {
+std::uint64_t lmdb_engine::commit_group(std::vector<pending_write*> const& group) {
     if (group.size() == 1) {
         try {
-            commit_alone(*group.front()->work);
+            return commit_alone(*group.front()->work);
         } catch (...) {
             group.front()->failure = std::current_exception();
+            return 0;
         }
-        return;
     }
     auto fail_all = [&](std::exception_ptr failure) {
         for (auto* p : group)
@@ -305,6 +346,7 @@ void lmdb_engine::commit_group(std::vector<pending_write*> const& group) {
         try {
             std::shared_lock lock(grow);
             lmdb::txn t(env.get(), false);
+            bool wrote = false;
             for (auto* p : group) {
                 p->failure = nullptr;
                 lmdb::txn nested(env.get(), t.get());
@@ -312,6 +354,7 @@ void lmdb_engine::commit_group(std::vector<pending_write*> const& group) {
                     writer_impl w(*this, nested.get());
                     (*p->work)(w);
                     nested.commit();
+                    wrote = wrote || w.wrote();
                 } catch (lmdb::map_full const&) {
                     throw;
                 } catch (lmdb::map_resized const&) {
@@ -322,11 +365,10 @@ void lmdb_engine::commit_group(std::vector<pending_write*> const& group) {
                     p->failure = std::current_exception(); // its nested transaction is aborted
                 }
             }
-            commit(t);
-            return;
+            return commit(t, wrote);
         } catch (lmdb::damaged_page const& e) {
             fail_all(std::make_exception_ptr(exception(damaged_page_error(*this, e))));
-            return;
+            return 0;
         } catch (lmdb::map_resized const&) {
             adopt_grown_map(*this);
         } catch (lmdb::map_full const&) {
@@ -334,24 +376,23 @@ void lmdb_engine::commit_group(std::vector<pending_write*> const& group) {
                 grow_map();
             } catch (...) {
                 fail_all(std::current_exception());
-                return;
+                return 0;
             }
         } catch (...) {
             fail_all(std::current_exception()); // the commit failed: nothing of the group was written
-            return;
+            return 0;
         }
     }
 }
 
-void lmdb_engine::commit_alone(std::function<void(engine_writer&)> const& work) {
+std::uint64_t lmdb_engine::commit_alone(std::function<void(engine_writer&)> const& work) {
     for (;;) {
         try {
             std::shared_lock lock(grow);
             lmdb::txn t(env.get(), false);
             writer_impl w(*this, t.get());
             work(w);
-            commit(t);
-            return;
+            return commit(t, w.wrote());
         } catch (lmdb::damaged_page const& e) {
             throw exception(damaged_page_error(*this, e));
         } catch (lmdb::map_resized const&) {
@@ -362,7 +403,8 @@ void lmdb_engine::commit_alone(std::function<void(engine_writer&)> const& work) 
     }
 }
 
-void lmdb_engine::commit(lmdb::txn& t) {
+std::uint64_t lmdb_engine::commit(lmdb::txn& t, bool wrote) {
+    std::uint64_t const txnid = mdb_txn_id(t.get());
     try {
         t.commit();
     } catch (lmdb::damaged_page const&) {
@@ -371,8 +413,11 @@ void lmdb_engine::commit(lmdb::txn& t) {
         throw exception(commit_error(*this, e.error()));
     }
     ++commits;
+    if (!wrote)
+        return 0; // LMDB wrote nothing and synced nothing
     if (options.durability == durability::power_loss)
         ++syncs; // MDB_NOMETASYNC: the commit synced its data pages
+    return txnid;
 }
 
 void lmdb_engine::grow_map() {
