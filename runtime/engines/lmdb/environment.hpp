@@ -28,7 +28,7 @@ struct pending_write {
     bool flush; // power_loss only: its meta page must be synced before it returns
     std::exception_ptr failure{};
     bool done = false;       // committed, or failed
-    std::uint64_t txnid = 0; // of the commit that wrote it
+    std::uint64_t txnid = 0; // the newest commit of this process once its group committed
 };
 
 // How many times this process was forked, as its child counts them.
