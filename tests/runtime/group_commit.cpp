@@ -5,6 +5,7 @@
 
 #include "engines/lmdb/environment.hpp"
 #include "engines/lmdb/lmdb_engine.hpp"
+#include "failing_syncs.hpp"
 #include "fixture.hpp"
 
 #include <atomic>
@@ -69,7 +70,8 @@ std::shared_ptr<agentrt::lmdb_detail::lmdb_engine> lmdb_engine_of(world const& w
 }
 
 // `threads` writers each commit `writes` transactions that start a tool (flush), and check after
-// each that its commit survives power loss; returns how many of them did not.
+// each that its commit survives power loss, by the engine's account and by the syncs the file had
+// (failing_syncs.hpp); returns how many of them did not.
 int flushed_writes_left_volatile(agentrt::lmdb_detail::lmdb_engine& engine, int threads, int writes) {
     std::atomic<int> volatile_returns{0};
     std::vector<std::thread> writers;
@@ -80,7 +82,8 @@ int flushed_writes_left_volatile(agentrt::lmdb_detail::lmdb_engine& engine, int 
                     [&](agentrt::engine_writer& w) { w.put_meta("writer-" + std::to_string(t), std::to_string(k)); },
                     true);
                 auto committed_as = agentrt::lmdb_detail::last_write_txnid_of_this_thread();
-                if (committed_as == 0 || engine.durable_txnid() < committed_as)
+                if (committed_as == 0 || engine.durable_txnid() < committed_as ||
+                    syncs::synced_through() < committed_as)
                     ++volatile_returns;
             }
         });
@@ -89,12 +92,100 @@ int flushed_writes_left_volatile(agentrt::lmdb_detail::lmdb_engine& engine, int 
     return volatile_returns;
 }
 
+// A transaction that starts a tool, on its own thread: "durable", or the error it returned.
+struct flushed_write {
+    std::string outcome;
+    std::thread thread;
+
+    flushed_write(agentrt::lmdb_detail::lmdb_engine& engine, std::string key)
+        : thread([&engine, this, key = std::move(key)] {
+              try {
+                  engine.write([&](agentrt::engine_writer& w) { w.put_meta(key, "written"); }, true);
+                  auto committed_as = agentrt::lmdb_detail::last_write_txnid_of_this_thread();
+                  outcome = committed_as != 0 && engine.durable_txnid() >= committed_as ? "durable" : "volatile";
+              } catch (std::exception const& e) {
+                  outcome = e.what();
+              }
+          }) {}
+    ~flushed_write() {
+        if (thread.joinable()) {
+            syncs::release(); // a check that failed must not leave the thread held
+            thread.join();
+        }
+    }
+    std::string const& finished() {
+        thread.join();
+        return outcome;
+    }
+};
+
+bool stored(agentrt::lmdb_detail::lmdb_engine& engine, std::string const& key) {
+    bool found = false;
+    engine.read([&](agentrt::store_reader const& r) { found = r.meta(key).has_value(); });
+    return found;
+}
+
+void wait_for_commits(agentrt::lmdb_detail::lmdb_engine& engine, std::uint64_t commits) {
+    auto const deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+    while (engine.stats().commits < commits && std::chrono::steady_clock::now() < deadline)
+        std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    REQUIRE(engine.stats().commits >= commits);
+}
+
 } // namespace
+
+TEST_CASE("group commit: a failed sync fails every transaction it left in doubt, also one that waited for the same "
+          "sync, and none returns as durable") {
+    world w;
+    auto engine = lmdb_engine_of(w);
+    auto const commits = engine->stats().commits;
+    syncs::reset();
+    syncs::hold(2, syncs::outcome::fails); // the first's data sync passes; its meta sync fails, held
+    flushed_write first(*engine, "first");
+    REQUIRE(syncs::wait_until_held());
+    flushed_write second(*engine, "second"); // commits meanwhile, then waits for the sync under way
+    wait_for_commits(*engine, commits + 2);
+    syncs::release();
+    CHECK(first.finished().find("may not survive power loss") != std::string::npos);
+    CHECK(second.finished().find("may not survive power loss") != std::string::npos); // not retried and trusted
+    CHECK(syncs::reset() >= 3);
+    CHECK(stored(*engine, "first"));
+    CHECK(stored(*engine, "second"));
+
+    flushed_write after(*engine, "after"); // the engine goes on once the fault is gone
+    CHECK(after.finished() == "durable");
+}
+
+TEST_CASE("group commit: a failed commit fails the transactions before it whose meta page its sync carried") {
+    world w;
+    auto engine = lmdb_engine_of(w);
+    syncs::reset();
+    syncs::hold(2, syncs::outcome::passes); // the first's meta sync, held, then passing too late to be believed
+    syncs::fail(3);                         // the second's commit: its data sync
+    flushed_write first(*engine, "first");
+    REQUIRE(syncs::wait_until_held());
+    flushed_write second(*engine, "second");
+    CHECK(second.finished().find("Input/output error") != std::string::npos);
+    syncs::release();
+    CHECK(first.finished().find("may not survive power loss") != std::string::npos);
+    syncs::reset();
+    CHECK(stored(*engine, "first"));
+    CHECK_FALSE(stored(*engine, "second"));
+
+    flushed_write after(*engine, "after");
+    CHECK(after.finished() == "durable");
+}
 
 TEST_CASE("group commit: a transaction that starts a tool returns only once its commit survives power loss, "
           "meta page included") {
     world w;
     auto engine = lmdb_engine_of(w);
+    syncs::reset();
+    syncs::observe([&] {
+        MDB_envinfo info{};
+        ::mdb_env_info(engine->env.get(), &info);
+        return static_cast<std::uint64_t>(info.me_last_txnid);
+    });
     int threads = 1;
     SUBCASE("alone") {
         auto before = engine->stats();
@@ -102,17 +193,19 @@ TEST_CASE("group commit: a transaction that starts a tool returns only once its 
         auto after = engine->stats();
         CHECK(after.commits - before.commits == 20);
         CHECK(after.syncs - before.syncs == 40); // nobody behind it: its data, then its meta page
+        CHECK(syncs::reset() == 40);
     }
     SUBCASE("with writers behind it, whose commit syncs its meta page") {
         threads = 8;
         auto before = engine->stats();
         CHECK(flushed_writes_left_volatile(*engine, threads, 25) == 0);
         auto after = engine->stats();
-        auto commits = after.commits - before.commits, syncs = after.syncs - before.syncs;
+        auto commits = after.commits - before.commits, synced = after.syncs - before.syncs;
         CAPTURE(commits);
-        CAPTURE(syncs);
-        CHECK(commits < 200);       // grouped
-        CHECK(syncs < 2 * commits); // some meta pages went to the disk with the next commit's data
+        CAPTURE(synced);
+        CHECK(commits < 200);        // grouped
+        CHECK(synced < 2 * commits); // some meta pages went to the disk with the next commit's data
+        CHECK(syncs::reset() == static_cast<int>(synced));
     }
     agentrt::store s(engine);
     for (int t = 0; t < threads; ++t) {

@@ -14,6 +14,7 @@
 #include <exception>
 #include <filesystem>
 #include <mutex>
+#include <optional>
 #include <shared_mutex>
 #include <string>
 #include <vector>
@@ -31,6 +32,22 @@ struct pending_write {
     std::uint64_t txnid = 0; // the newest commit of this process once its group committed
 };
 
+// What a group's commit did: the transaction id it committed (0 when nothing), and the error of a
+// commit that failed, which may have failed a sync.
+struct group_outcome {
+    std::uint64_t txnid = 0;
+    std::optional<error> commit_failure{};
+};
+
+// Commits that a failed sync may have cost their power-loss durability: every commit in (after,
+// through]. Linux reports a failed writeback to one fsync of a file only, and the next returns 0
+// though the pages are lost, so neither a later sync nor one that ran beside the failed one can
+// confirm them.
+struct sync_doubt {
+    std::uint64_t after = 0, through = 0;
+    error cause;
+};
+
 // How many times this process was forked, as its child counts them.
 std::uint64_t fork_count();
 error store_error(std::string message);
@@ -45,10 +62,14 @@ public:
     void read(std::function<void(store_reader const&)> const& work) const override;
     void write(std::function<void(engine_writer&)> const& work, bool flush) override;
     void lead_commit(std::unique_lock<std::mutex>& lock);
-    void sync_meta(std::unique_lock<std::mutex>& lock, pending_write& mine);
+    void sync_meta(std::unique_lock<std::mutex>& lock);
     // Each returns the transaction id it committed, 0 when nothing was committed.
     std::uint64_t commit_alone(std::function<void(engine_writer&)> const& work);
-    std::uint64_t commit_group(std::vector<pending_write*> const& group);
+    group_outcome commit_group(std::vector<pending_write*> const& group);
+    // Under commit_mutex: commits after `after` up to the newest are in doubt for `cause`.
+    void doubt(std::uint64_t after, error cause);
+    // Under commit_mutex: the doubt that `txnid`, a flushed commit, falls in.
+    sync_doubt const* doubt_of(std::uint64_t txnid) const noexcept;
     void grow_map(); // doubles the map up to its maximum; storage_full at the maximum
     // commit_error for a failed commit; counts the commit and its sync. `wrote`: the transaction
     // has anything to commit.
@@ -95,6 +116,8 @@ public:
     bool syncing = false;              // under commit_mutex: a meta sync is under way
     std::uint64_t durable_through = 0; // under commit_mutex: every commit up to it survives power loss
     std::uint64_t last_commit = 0;     // under commit_mutex: the newest commit of this process
+    std::uint64_t failed_syncs = 0;    // under commit_mutex: syncs and commits that failed so far
+    std::vector<sync_doubt> doubts;    // under commit_mutex
     int owner_fd = -1;
     std::string registered;
     std::uint64_t opened_after_forks = fork_count();

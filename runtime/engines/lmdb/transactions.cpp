@@ -226,6 +226,11 @@ error commit_error(lmdb_engine const& s, error e) {
                                        "); the transaction was not written");
 }
 
+// A commit LMDB refused: its sync may have failed, which puts the commits before it in doubt.
+struct failed_commit final : exception {
+    using exception::exception;
+};
+
 } // namespace
 
 void lmdb_engine::read(std::function<void(store_reader const&)> const& work) const {
@@ -267,12 +272,17 @@ void lmdb_engine::write(std::function<void(engine_writer&)> const& work, bool fl
     std::unique_lock lock(commit_mutex);
     ready.push_back(&mine);
     for (;;) {
+        if (mine.done && mine.flush && !mine.failure)
+            if (auto const* d = doubt_of(mine.txnid))
+                mine.failure = std::make_exception_ptr(exception(err(
+                    d->cause.code, "store " + path.string() + ": a sync failed after this transaction committed (" +
+                                       d->cause.message + "): it is in the store, but may not survive power loss")));
         if (mine.done && (mine.failure || !mine.flush || durable_through >= mine.txnid))
             break;
         if (!committing && !ready.empty())
             lead_commit(lock);
         else if (mine.done && !committing && !syncing)
-            sync_meta(lock, mine);
+            sync_meta(lock);
         else
             committed.wait(lock);
     }
@@ -289,13 +299,26 @@ std::uint64_t last_write_txnid_of_this_thread() noexcept {
 void lmdb_engine::lead_commit(std::unique_lock<std::mutex>& lock) {
     committing = true;
     auto group = std::exchange(ready, {});
+    std::uint64_t const durable_before = durable_through, failures_before = failed_syncs;
     lock.unlock();
-    std::uint64_t const txnid = commit_group(group);
+    group_outcome outcome;
+    try {
+        outcome = commit_group(group);
+    } catch (...) { // adopting a map another process grew failed: nothing of the group was written
+        for (auto* p : group)
+            if (!p->failure)
+                p->failure = std::current_exception();
+    }
     lock.lock();
-    if (txnid != 0) {
-        last_commit = std::max(last_commit, txnid);
-        if (options.durability == durability::power_loss)
-            durable_through = std::max(durable_through, txnid - 1); // its data sync took their meta pages
+    if (outcome.txnid != 0)
+        last_commit = std::max(last_commit, outcome.txnid);
+    if (outcome.commit_failure) {
+        ++failed_syncs;
+        doubt(durable_before, *outcome.commit_failure);
+    } else if (failed_syncs != failures_before) {
+        doubt(durable_before, doubts.back().cause); // its data sync ran beside one that failed
+    } else if (outcome.txnid != 0 && options.durability == durability::power_loss) {
+        durable_through = std::max(durable_through, outcome.txnid - 1); // its data sync took their meta pages
     }
     for (auto* p : group) {
         p->txnid = last_commit; // one that wrote nothing still waits for those before it
@@ -305,36 +328,56 @@ void lmdb_engine::lead_commit(std::unique_lock<std::mutex>& lock) {
     committed.notify_all();
 }
 
-// The meta page of `mine`'s commit synced when no commit is coming to take it. Another writer may
-// commit meanwhile. A failed sync fails `mine` alone: any other transaction waiting for the same sync
-// tries its own.
-void lmdb_engine::sync_meta(std::unique_lock<std::mutex>& lock, pending_write& mine) {
+// The meta pages of this process's commits synced when no commit is coming to take them. Another
+// writer may commit meanwhile.
+void lmdb_engine::sync_meta(std::unique_lock<std::mutex>& lock) {
     syncing = true;
-    std::uint64_t const through = last_commit;
+    std::uint64_t const through = last_commit, durable_before = durable_through, failures_before = failed_syncs;
     lock.unlock();
-    std::exception_ptr failure;
+    std::optional<error> failure;
     try {
         lmdb::check(mdb_env_sync(env.get(), 1), "mdb_env_sync");
         ++syncs;
-    } catch (...) {
-        failure = std::current_exception();
+    } catch (exception const& e) {
+        failure = e.error();
+    } catch (std::exception const& e) {
+        failure = store_error(std::string("mdb_env_sync failed: ") + e.what());
     }
     lock.lock();
     syncing = false;
-    if (failure)
-        mine.failure = failure;
-    else
+    if (failure) {
+        ++failed_syncs;
+        doubt(durable_before, *failure); // the caller's commit among them
+    } else if (failed_syncs != failures_before) {
+        doubt(durable_before, doubts.back().cause);
+    } else {
         durable_through = std::max(durable_through, through);
+    }
     committed.notify_all();
 }
 
-std::uint64_t lmdb_engine::commit_group(std::vector<pending_write*> const& group) {
+void lmdb_engine::doubt(std::uint64_t after, error cause) {
+    if (after < last_commit)
+        doubts.push_back({after, last_commit, std::move(cause)});
+}
+
+sync_doubt const* lmdb_engine::doubt_of(std::uint64_t txnid) const noexcept {
+    for (auto const& d : doubts)
+        if (d.after < txnid && txnid <= d.through)
+            return &d;
+    return nullptr;
+}
+
+group_outcome lmdb_engine::commit_group(std::vector<pending_write*> const& group) {
     if (group.size() == 1) {
         try {
-            return commit_alone(*group.front()->work);
+            return {commit_alone(*group.front()->work)};
+        } catch (failed_commit const& e) {
+            group.front()->failure = std::current_exception();
+            return {0, e.error()};
         } catch (...) {
             group.front()->failure = std::current_exception();
-            return 0;
+            return {};
         }
     }
     auto fail_all = [&](std::exception_ptr failure) {
@@ -365,10 +408,10 @@ std::uint64_t lmdb_engine::commit_group(std::vector<pending_write*> const& group
                     p->failure = std::current_exception(); // its nested transaction is aborted
                 }
             }
-            return commit(t, wrote);
+            return {commit(t, wrote)};
         } catch (lmdb::damaged_page const& e) {
             fail_all(std::make_exception_ptr(exception(damaged_page_error(*this, e))));
-            return 0;
+            return {};
         } catch (lmdb::map_resized const&) {
             adopt_grown_map(*this);
         } catch (lmdb::map_full const&) {
@@ -376,11 +419,14 @@ std::uint64_t lmdb_engine::commit_group(std::vector<pending_write*> const& group
                 grow_map();
             } catch (...) {
                 fail_all(std::current_exception());
-                return 0;
+                return {};
             }
+        } catch (failed_commit const& e) {
+            fail_all(std::current_exception()); // nothing of the group was written
+            return {0, e.error()};
         } catch (...) {
-            fail_all(std::current_exception()); // the commit failed: nothing of the group was written
-            return 0;
+            fail_all(std::current_exception());
+            return {};
         }
     }
 }
@@ -410,7 +456,7 @@ std::uint64_t lmdb_engine::commit(lmdb::txn& t, bool wrote) {
     } catch (lmdb::damaged_page const&) {
         throw;
     } catch (exception const& e) {
-        throw exception(commit_error(*this, e.error()));
+        throw failed_commit(commit_error(*this, e.error()));
     }
     ++commits;
     if (!wrote)
