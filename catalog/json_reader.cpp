@@ -94,6 +94,11 @@ struct refusal {
     std::string pointer;
 };
 
+// Reads a document in one of two passes. The first, not `Locating`, keeps no positions and no keys:
+// it is the pass every accepted document takes, and it only counts the keys it reads, since
+// Boost.JSON's objects keep the last of duplicate keys and so hold fewer (see `members`). A document
+// that pass refuses, or finds a duplicate in, is read again `Locating`, to name the rule and where.
+template <bool Locating>
 class strict_handler {
 public:
     static constexpr std::size_t max_object_size = std::size_t(-1);
@@ -106,6 +111,7 @@ public:
 
     json::value release() { return values_.release(); }
     std::optional<refusal> const& refused() const { return refusal_; }
+    std::size_t keys_read() const noexcept { return keys_read_; }
 
     bool on_document_begin(json::error_code&) {
         values_.reset(storage_);
@@ -135,10 +141,18 @@ public:
         return element_done();
     }
     bool on_key_part(json::string_view s, std::size_t, json::error_code&) {
-        keys_.append(s);
+        if constexpr (Locating)
+            keys_.append(s);
+        else
+            values_.push_chars(s);
         return true;
     }
     bool on_key(json::string_view s, std::size_t, json::error_code& ec) {
+        if constexpr (!Locating) {
+            ++keys_read_;
+            values_.push_key(s);
+            return true;
+        }
         keys_.append(s);
         frame& top = frames_.back();
         bool const first_time = keys_.end_key(top.first_key, top.many);
@@ -226,19 +240,25 @@ public:
 
 private:
     bool open(bool is_object, json::error_code& ec) {
-        if (frames_.size() >= limits_.max_depth)
+        if (depth_ >= limits_.max_depth)
             return refuse(boundary_rule::depth, "nesting deeper than " + std::to_string(limits_.max_depth), ec);
-        frames_.push_back(frame{is_object, 0, keys_.size(), frame::no_key, nullptr});
+        ++depth_;
+        if constexpr (Locating)
+            frames_.push_back(frame{is_object, 0, keys_.size(), frame::no_key, nullptr});
         return true;
     }
     void close() {
-        keys_.pop_to(frames_.back().first_key);
-        frames_.pop_back();
+        --depth_;
+        if constexpr (Locating) {
+            keys_.pop_to(frames_.back().first_key);
+            frames_.pop_back();
+        }
     }
     // Called after every complete value: arrays count their elements so that pointers are right.
     bool element_done() {
-        if (!frames_.empty() && !frames_.back().is_object)
-            ++frames_.back().index;
+        if constexpr (Locating)
+            if (!frames_.empty() && !frames_.back().is_object)
+                ++frames_.back().index;
         return true;
     }
     bool check_number_length(json::error_code& ec) {
@@ -248,7 +268,7 @@ private:
                       "number literal longer than " + std::to_string(limits_.max_number_length) + " characters", ec);
     }
     bool refuse(std::string_view rule, std::string detail, json::error_code& ec) {
-        refusal_ = refusal{rule, std::move(detail), pointer()};
+        refusal_ = refusal{rule, std::move(detail), Locating ? pointer() : std::string()};
         ec = json::error::exception; // any code: the refusal carries the reason
         return false;
     }
@@ -256,11 +276,29 @@ private:
     read_limits limits_;
     json::storage_ptr storage_;
     json::value_stack values_;
-    boost::container::small_vector<frame, 16> frames_;
-    key_stack keys_;
+    std::size_t depth_ = 0;
+    std::size_t keys_read_ = 0;
+    boost::container::small_vector<frame, 16> frames_; // Locating only
+    key_stack keys_;                                   // Locating only
     std::string number_;
     std::optional<refusal> refusal_;
 };
+
+// The keys of every object in `v`, nested ones included.
+std::size_t members(json::value const& v) {
+    std::size_t n = 0;
+    if (auto const* o = v.if_object()) {
+        n = o->size();
+        for (auto const& m : *o)
+            if (m.value().is_structured())
+                n += members(m.value());
+    } else if (auto const* a = v.if_array()) {
+        for (auto const& e : *a)
+            if (e.is_structured())
+                n += members(e);
+    }
+    return n;
+}
 
 // The parser reports an unpaired surrogate escape as a plain syntax error when the next character
 // is not a backslash: recognise the escape just before the failure to name the rule.
@@ -296,7 +334,18 @@ result<boost::json::value> read_json(std::string_view text, read_limits const& l
     json::parse_options options;
     options.max_depth = limits.max_depth + 1; // our handler refuses first, with its own message
     unsigned char stack_buffer[BOOST_JSON_STACK_BUFFER_SIZE];
-    json::basic_parser<strict_handler> parser(options, limits, std::move(storage), std::span(stack_buffer));
+    {
+        json::basic_parser<strict_handler<false>> parser(options, limits, storage, std::span(stack_buffer));
+        json::error_code ec;
+        std::size_t consumed = parser.write_some(false, text.data(), text.size(), ec);
+        auto& handler = parser.handler();
+        if (!ec && !handler.refused() && internal::only_whitespace(text.substr(consumed))) {
+            json::value document = handler.release();
+            if (members(document) == handler.keys_read())
+                return document;
+        }
+    }
+    json::basic_parser<strict_handler<true>> parser(options, limits, std::move(storage), std::span(stack_buffer));
     json::error_code ec;
     std::size_t consumed = parser.write_some(false, text.data(), text.size(), ec);
 

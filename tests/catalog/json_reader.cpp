@@ -82,6 +82,13 @@ TEST_CASE("a duplicate is found in objects of any size at any depth, and only wi
     }
 }
 
+TEST_CASE("a duplicate key is found whatever the values it repeats hold") {
+    CHECK(refusal(R"({"a": {"b": {"c": []}}, "d": {}, "a": 2})") == R"(/a: duplicateKey key "a" appears twice)");
+    CHECK(refusal(R"({"a": 1, "d": {"e": 1}, "a": {"e": 1}})") == R"(/a: duplicateKey key "a" appears twice)");
+    CHECK(refusal(R"([[{}], {"a\u0062": {}, "ab": {}}])") == R"(/1/ab: duplicateKey key "ab" appears twice)");
+    CHECK(read_back(R"([{"a": {}}, {"a": {"a": {}}}])") == R"([{"a":{}},{"a":{"a":{}}}])");
+}
+
 TEST_CASE("the boundary refuses nesting deeper than 256") {
     std::string ok = std::string(256, '[') + std::string(256, ']');
     CHECK(read_json(ok).has_value());
