@@ -156,6 +156,26 @@ TEST_CASE("group commit: a failed sync fails every transaction it left in doubt,
     CHECK(after.finished() == "durable");
 }
 
+TEST_CASE("group commit: a store whose syncs keep failing remembers no more doubts than its writers can fall in") {
+    world w;
+    auto engine = lmdb_engine_of(w);
+    auto doubts = [&] {
+        std::lock_guard lock(engine->commit_mutex);
+        return engine->doubts.size();
+    };
+    for (int episode = 0; episode < 20; ++episode) {
+        CAPTURE(episode);
+        syncs::reset();
+        syncs::fail(2); // its meta page's sync
+        flushed_write failed(*engine, "failed-" + std::to_string(episode));
+        CHECK(failed.finished().find("may not survive power loss") != std::string::npos);
+        flushed_write after(*engine, "after-" + std::to_string(episode));
+        CHECK(after.finished() == "durable");
+    }
+    syncs::reset();
+    CHECK(doubts() == 0);
+}
+
 TEST_CASE("group commit: a failed commit fails the transactions before it whose meta page its sync carried") {
     world w;
     auto engine = lmdb_engine_of(w);

@@ -70,6 +70,8 @@ public:
     void doubt(std::uint64_t after, error cause);
     // Under commit_mutex: the doubt that `txnid`, a flushed commit, falls in.
     sync_doubt const* doubt_of(std::uint64_t txnid) const noexcept;
+    // Under commit_mutex, with no writer inside `write`: drops the doubts no writer can fall in.
+    void forget_past_doubts();
     void grow_map(); // doubles the map up to its maximum; storage_full at the maximum
     // commit_error for a failed commit; counts the commit and its sync. `wrote`: the transaction
     // has anything to commit.
@@ -117,7 +119,8 @@ public:
     std::uint64_t durable_through = 0; // under commit_mutex: every commit up to it survives power loss
     std::uint64_t last_commit = 0;     // under commit_mutex: the newest commit of this process
     std::uint64_t failed_syncs = 0;    // under commit_mutex: syncs and commits that failed so far
-    std::vector<sync_doubt> doubts;    // under commit_mutex
+    std::vector<sync_doubt> doubts;    // under commit_mutex; ordered, disjoint
+    std::size_t writing = 0;           // under commit_mutex: threads inside `write`
     int owner_fd = -1;
     std::string registered;
     std::uint64_t opened_after_forks = fork_count();

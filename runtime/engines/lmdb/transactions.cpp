@@ -271,6 +271,7 @@ void lmdb_engine::write(std::function<void(engine_writer&)> const& work, bool fl
     pending_write mine{&work, flush && options.durability == durability::power_loss};
     std::unique_lock lock(commit_mutex);
     ready.push_back(&mine);
+    ++writing;
     for (;;) {
         if (mine.done && mine.flush && !mine.failure)
             if (auto const* d = doubt_of(mine.txnid))
@@ -286,6 +287,8 @@ void lmdb_engine::write(std::function<void(engine_writer&)> const& work, bool fl
         else
             committed.wait(lock);
     }
+    if (--writing == 0)
+        forget_past_doubts();
     lock.unlock();
     last_write_txnid = mine.failure ? 0 : mine.txnid;
     if (mine.failure)
@@ -356,9 +359,22 @@ void lmdb_engine::sync_meta(std::unique_lock<std::mutex>& lock) {
     committed.notify_all();
 }
 
+// A doubt that overlaps the newest one extends it: the newer failure came after every commit of
+// both, so its cause is true of them all, and the list grows only by failures that successes
+// separate.
 void lmdb_engine::doubt(std::uint64_t after, error cause) {
-    if (after < last_commit)
+    if (after >= last_commit)
+        return;
+    if (!doubts.empty() && after <= doubts.back().through)
+        doubts.back() = {doubts.back().after, last_commit, std::move(cause)};
+    else
         doubts.push_back({after, last_commit, std::move(cause)});
+}
+
+// With no writer inside `write`, a doubt matters only to one to come, whose transaction id is the
+// newest commit at the least (one that writes nothing takes it).
+void lmdb_engine::forget_past_doubts() {
+    std::erase_if(doubts, [&](sync_doubt const& d) { return d.through < last_commit; });
 }
 
 sync_doubt const* lmdb_engine::doubt_of(std::uint64_t txnid) const noexcept {
