@@ -3,8 +3,6 @@
 #include <agentrt/catalog/canonical_json.hpp>
 #include <agentrt/catalog/json_reader.hpp>
 
-#include <boost/json/monotonic_resource.hpp>
-
 #include <iterator>
 #include <stdexcept>
 
@@ -72,11 +70,9 @@ result<accepted_call> tool_table::accept_document(std::string_view tool, boost::
 result<accepted_call> tool_table::accept(std::string_view tool, std::string_view arguments_text) const {
     if (!find(tool))
         return unknown(tool);
-    // The arguments' document is read once and never changes, so its nodes share one arena, freed
-    // with the arguments: one allocation for what would be one per string, array and object.
-    std::size_t const first_block = 2 * arguments_text.size() + 512;
-    auto document =
-        read_json(arguments_text, {}, boost::json::make_shared_resource<boost::json::monotonic_resource>(first_block));
+    // In the default storage, not an arena: a shared arena counts its owners atomically, once per
+    // node made and freed, and that costs more time than the allocations it saves (bench/README.md).
+    auto document = read_json(arguments_text);
     if (!document)
         return document.error();
     return accept_document(tool, std::move(*document));

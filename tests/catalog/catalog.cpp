@@ -3,6 +3,9 @@
 
 #include "support/test_tools.hpp"
 
+#include <boost/json/monotonic_resource.hpp>
+#include <boost/json/parse.hpp>
+
 #include <doctest/doctest.h>
 
 using namespace test_tools;
@@ -52,25 +55,37 @@ TEST_SUITE("catalog") {
         CHECK(catalogue.get<lookup_order>().calls == &calls);
     }
 
-    TEST_CASE("a copy of accepted arguments owns its document, so copies may go to other threads") {
+    TEST_CASE("accepted text's document is in the default storage, so the arguments and copies of their "
+              "document may go to other threads") {
         auto table = shop{}.table();
         auto accepted = table.accept("lookup_order", R"({"order_id":"ord-42"})");
         REQUIRE(accepted);
         agentrt::arguments const& original = accepted->args;
+        CHECK(original.json().storage().get() == boost::json::storage_ptr().get());
+        boost::json::value document = original.json();
+        CHECK(document.storage().get() == boost::json::storage_ptr().get());
         agentrt::arguments copy = original;
         CHECK(copy.json() == original.json());
-        CHECK(copy.json().storage().get() != original.json().storage().get()); // not the arena accept read into
         CHECK(copy.data() == original.data());
+    }
+
+    TEST_CASE("a document accepted with storage of its own keeps it when moved and leaves it when copied") {
+        auto table = shop{}.table();
+        auto arena = boost::json::make_shared_resource<boost::json::monotonic_resource>();
+        auto accepted = table.accept("lookup_order", boost::json::parse(R"({"order_id":"ord-42"})", arena));
+        REQUIRE(accepted);
+        agentrt::arguments const& original = accepted->args;
+        CHECK(original.json().storage().get() == arena.get());
+        agentrt::arguments copy = original;
+        CHECK(copy.json().storage().get() != arena.get());
+        CHECK(copy.json() == original.json());
         agentrt::arguments assigned;
         assigned = original;
-        CHECK(assigned.json().storage().get() != original.json().storage().get());
-        CHECK(assigned.json() == original.json());
-
-        auto const* arena = original.json().storage().get();
+        CHECK(assigned.json().storage().get() != arena.get());
         agentrt::arguments moved;
         moved = std::move(accepted->args);
-        CHECK(moved.json().storage().get() == arena); // a move takes the arena along, copying nothing
-        CHECK(agentrt::arguments_as<lookup_args>(moved)->order_id.get() == "ord-42");
+        CHECK(moved.json().storage().get() == arena.get()); // a move takes the storage along, copying nothing
+        CHECK(agentrt::arguments_as<lookup_args>(moved)->order_id == "ord-42");
     }
 
     TEST_CASE("a tool's own error comes back as a value") {

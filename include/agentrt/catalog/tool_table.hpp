@@ -30,10 +30,8 @@
 namespace agentrt {
 
 // Arguments that passed validation: the document, and the decoded struct for a typed tool.
-// Accepted text's document lives in an arena of its own, which is not safe to allocate from on two
-// threads at once: a copy of the arguments copies the document out of it, so copies may go to other
-// threads. (A copy of json() made with boost::json's copy constructor shares the arena: pass it a
-// storage_ptr of its own.)
+// Accepted text's document is in the default storage. A document given to accept_document keeps
+// the storage it came with; a copy of the arguments copies it into the default storage.
 class arguments {
 public:
     arguments() = default;
