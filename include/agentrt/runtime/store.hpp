@@ -145,28 +145,14 @@ public:
     // Runs `work` in one read transaction.
     template <class F>
     auto read(F&& work) const -> std::invoke_result_t<F&, store_reader const&> {
-        using R = std::invoke_result_t<F&, store_reader const&>;
-        if constexpr (std::is_void_v<R>) {
-            engine_->read([&](store_reader const& r) { work(r); });
-        } else {
-            std::optional<R> out;
-            engine_->read([&](store_reader const& r) { out.emplace(work(r)); });
-            return std::move(*out);
-        }
+        return read_by(&agentrt::engine::read, work);
     }
 
     // Runs `work` in one read transaction of the runs as this thread last saw them, which may be
     // older than what the store holds (engine::read_as_last_seen): for reads a later write checks.
     template <class F>
     auto read_as_last_seen(F&& work) const -> std::invoke_result_t<F&, store_reader const&> {
-        using R = std::invoke_result_t<F&, store_reader const&>;
-        if constexpr (std::is_void_v<R>) {
-            engine_->read_as_last_seen([&](store_reader const& r) { work(r); });
-        } else {
-            std::optional<R> out;
-            engine_->read_as_last_seen([&](store_reader const& r) { out.emplace(work(r)); });
-            return std::move(*out);
-        }
+        return read_by(&agentrt::engine::read_as_last_seen, work);
     }
 
     // Runs `work` in one write transaction and commits it; an exception from `work` aborts and
@@ -207,6 +193,19 @@ public:
 private:
     struct observers;
     void write_erased(std::function<void(store_writer&)> const& work, bool flush);
+
+    using engine_read = void (agentrt::engine::*)(std::function<void(store_reader const&)> const&) const;
+    template <class F>
+    auto read_by(engine_read read, F& work) const -> std::invoke_result_t<F&, store_reader const&> {
+        using R = std::invoke_result_t<F&, store_reader const&>;
+        if constexpr (std::is_void_v<R>) {
+            (*engine_.*read)([&](store_reader const& r) { work(r); });
+        } else {
+            std::optional<R> out;
+            (*engine_.*read)([&](store_reader const& r) { out.emplace(work(r)); });
+            return std::move(*out);
+        }
+    }
 
     std::shared_ptr<agentrt::engine> engine_;
     std::unique_ptr<observers> observers_;
