@@ -10,9 +10,13 @@
 
 #include <atomic>
 #include <chrono>
+#include <optional>
 #include <stdexcept>
 #include <thread>
 #include <vector>
+
+#include <sys/wait.h>
+#include <unistd.h>
 
 using namespace runtime_test;
 using agentrt::decision;
@@ -232,6 +236,42 @@ TEST_CASE("group commit: a transaction that starts a tool returns only once its 
         CAPTURE(t);
         CHECK(s.read([&](agentrt::store_reader const& r) { return r.meta("writer-" + std::to_string(t)); }));
     }
+}
+
+TEST_CASE("group commit: a transaction that starts a tool and writes nothing returns only once what it read survives "
+          "power loss, another process's commit included") {
+    world w;
+    auto engine = lmdb_engine_of(w);
+    auto newest_on_file = [&] {
+        MDB_envinfo info{};
+        ::mdb_env_info(engine->env.get(), &info);
+        return static_cast<std::uint64_t>(info.me_last_txnid);
+    };
+    pid_t other = ::fork(); // commits, leaving its meta page to a later sync, and exits
+    REQUIRE(other >= 0);
+    if (other == 0) {
+        auto opened = agentrt::engines::open_lmdb(w.store_path, {});
+        try {
+            (*opened)->write([](agentrt::engine_writer& wr) { wr.put_meta("other", "written"); }, false);
+        } catch (...) {
+            ::_exit(1);
+        }
+        ::_exit(0);
+    }
+    int status = 0;
+    REQUIRE(::waitpid(other, &status, 0) == other);
+    REQUIRE((WIFEXITED(status) && WEXITSTATUS(status) == 0));
+    auto const others_commit = newest_on_file();
+    REQUIRE(engine->durable_txnid() < others_commit);
+
+    syncs::reset();
+    syncs::observe(newest_on_file);
+    std::optional<std::string> read;
+    engine->write([&](agentrt::engine_writer& wr) { read = wr.meta("other"); }, true);
+    CHECK(read == "written");
+    CHECK(engine->durable_txnid() >= others_commit);
+    CHECK(syncs::synced_through() >= others_commit);
+    CHECK(syncs::reset() == 1);
 }
 
 TEST_CASE("group commit: transactions ready together share one commit and one sync, and a transaction that throws "

@@ -29,13 +29,15 @@ struct pending_write {
     bool flush; // power_loss only: its meta page must be synced before it returns
     std::exception_ptr failure{};
     bool done = false;       // committed, or failed
-    std::uint64_t txnid = 0; // the newest commit of this process once its group committed
+    std::uint64_t txnid = 0; // the newest commit it made or read, once its group committed
 };
 
-// What a group's commit did: the transaction id it committed (0 when nothing), and the error of a
-// commit that failed, which may have failed a sync.
+// What a group's commit did: the transaction id it committed (0 when nothing), the newest commit
+// its transaction saw when it began (another process's, perhaps), and the error of a commit that
+// failed, which may have failed a sync.
 struct group_outcome {
     std::uint64_t txnid = 0;
+    std::uint64_t seen = 0;
     std::optional<error> commit_failure{};
 };
 
@@ -63,11 +65,10 @@ public:
     void write(std::function<void(engine_writer&)> const& work, bool flush) override;
     void lead_commit(std::unique_lock<std::mutex>& lock);
     void sync_meta(std::unique_lock<std::mutex>& lock);
-    // Each returns the transaction id it committed, 0 when nothing was committed.
-    std::uint64_t commit_alone(std::function<void(engine_writer&)> const& work);
+    group_outcome commit_alone(std::function<void(engine_writer&)> const& work);
     group_outcome commit_group(std::vector<pending_write*> const& group);
-    // Under commit_mutex: commits after `after` up to the newest are in doubt for `cause`.
-    void doubt(std::uint64_t after, error cause);
+    // Under commit_mutex: commits after `after` up to `through` are in doubt for `cause`.
+    void doubt(std::uint64_t after, std::uint64_t through, error cause);
     // Under commit_mutex: the doubt that `txnid`, a flushed commit, falls in.
     sync_doubt const* doubt_of(std::uint64_t txnid) const noexcept;
     // Under commit_mutex, with no writer inside `write`: drops the doubts no writer can fall in.
@@ -85,7 +86,8 @@ public:
         return {commits.load(), syncs.load(), grows.load(), map_bytes};
     }
 
-    // Every commit of this process up to this transaction id survives power loss, meta page included.
+    // Every commit up to this transaction id, of this process or another, survives power loss, meta
+    // page included.
     std::uint64_t durable_txnid() {
         std::lock_guard lock(commit_mutex);
         return durable_through;
@@ -116,7 +118,7 @@ public:
     std::vector<pending_write*> ready; // under commit_mutex
     bool committing = false;           // under commit_mutex
     bool syncing = false;              // under commit_mutex: a meta sync is under way
-    std::uint64_t durable_through = 0; // under commit_mutex: every commit up to it survives power loss
+    std::uint64_t durable_through = 0; // under commit_mutex: every commit up to it, of any process, survives power loss
     std::uint64_t last_commit = 0;     // under commit_mutex: the newest commit of this process
     std::uint64_t failed_syncs = 0;    // under commit_mutex: syncs and commits that failed so far
     std::vector<sync_doubt> doubts;    // under commit_mutex; ordered, disjoint

@@ -317,14 +317,17 @@ void lmdb_engine::lead_commit(std::unique_lock<std::mutex>& lock) {
         last_commit = std::max(last_commit, outcome.txnid);
     if (outcome.commit_failure) {
         ++failed_syncs;
-        doubt(durable_before, *outcome.commit_failure);
+        doubt(durable_before, last_commit, *outcome.commit_failure);
     } else if (failed_syncs != failures_before) {
-        doubt(durable_before, doubts.back().cause); // its data sync ran beside one that failed
+        doubt(durable_before, last_commit, doubts.back().cause); // its data sync ran beside one that failed
     } else if (outcome.txnid != 0 && options.durability == durability::power_loss) {
         durable_through = std::max(durable_through, outcome.txnid - 1); // its data sync took their meta pages
     }
+    // A group that wrote nothing depends on what it read: perhaps another process's commit, whose
+    // meta page that process left to a later sync.
+    std::uint64_t const depends_on = outcome.txnid != 0 ? last_commit : std::max(last_commit, outcome.seen);
     for (auto* p : group) {
-        p->txnid = last_commit; // one that wrote nothing still waits for those before it
+        p->txnid = depends_on;
         p->done = true;
     }
     committing = false;
@@ -335,10 +338,14 @@ void lmdb_engine::lead_commit(std::unique_lock<std::mutex>& lock) {
 // writer may commit meanwhile.
 void lmdb_engine::sync_meta(std::unique_lock<std::mutex>& lock) {
     syncing = true;
-    std::uint64_t const through = last_commit, durable_before = durable_through, failures_before = failed_syncs;
+    std::uint64_t const durable_before = durable_through, failures_before = failed_syncs;
+    std::uint64_t through = last_commit;
     lock.unlock();
     std::optional<error> failure;
     try {
+        MDB_envinfo info{};
+        lmdb::check(mdb_env_info(env.get(), &info), "mdb_env_info"); // the commits whose meta page is written
+        through = std::max<std::uint64_t>(through, info.me_last_txnid);
         lmdb::check(mdb_env_sync(env.get(), 1), "mdb_env_sync");
         ++syncs;
     } catch (exception const& e) {
@@ -348,11 +355,12 @@ void lmdb_engine::sync_meta(std::unique_lock<std::mutex>& lock) {
     }
     lock.lock();
     syncing = false;
+    // A failed sync also fails the commits made while it ran: Linux reports the lost writeback once.
     if (failure) {
         ++failed_syncs;
-        doubt(durable_before, *failure); // the caller's commit among them
+        doubt(durable_before, std::max(through, last_commit), *failure); // the caller's commit among them
     } else if (failed_syncs != failures_before) {
-        doubt(durable_before, doubts.back().cause);
+        doubt(durable_before, std::max(through, last_commit), doubts.back().cause);
     } else {
         durable_through = std::max(durable_through, through);
     }
@@ -362,13 +370,13 @@ void lmdb_engine::sync_meta(std::unique_lock<std::mutex>& lock) {
 // A doubt that overlaps the newest one extends it: the newer failure came after every commit of
 // both, so its cause is true of them all, and the list grows only by failures that successes
 // separate.
-void lmdb_engine::doubt(std::uint64_t after, error cause) {
-    if (after >= last_commit)
+void lmdb_engine::doubt(std::uint64_t after, std::uint64_t through, error cause) {
+    if (after >= through)
         return;
     if (!doubts.empty() && after <= doubts.back().through)
-        doubts.back() = {doubts.back().after, last_commit, std::move(cause)};
+        doubts.back() = {doubts.back().after, std::max(through, doubts.back().through), std::move(cause)};
     else
-        doubts.push_back({after, last_commit, std::move(cause)});
+        doubts.push_back({after, through, std::move(cause)});
 }
 
 // With no writer inside `write`, a doubt matters only to one to come, whose transaction id is the
@@ -387,10 +395,10 @@ sync_doubt const* lmdb_engine::doubt_of(std::uint64_t txnid) const noexcept {
 group_outcome lmdb_engine::commit_group(std::vector<pending_write*> const& group) {
     if (group.size() == 1) {
         try {
-            return {commit_alone(*group.front()->work)};
+            return commit_alone(*group.front()->work);
         } catch (failed_commit const& e) {
             group.front()->failure = std::current_exception();
-            return {0, e.error()};
+            return {.commit_failure = e.error()};
         } catch (...) {
             group.front()->failure = std::current_exception();
             return {};
@@ -424,7 +432,8 @@ group_outcome lmdb_engine::commit_group(std::vector<pending_write*> const& group
                     p->failure = std::current_exception(); // its nested transaction is aborted
                 }
             }
-            return {commit(t, wrote)};
+            std::uint64_t const seen = mdb_txn_id(t.get()) - 1;
+            return {commit(t, wrote), seen};
         } catch (lmdb::damaged_page const& e) {
             fail_all(std::make_exception_ptr(exception(damaged_page_error(*this, e))));
             return {};
@@ -439,7 +448,7 @@ group_outcome lmdb_engine::commit_group(std::vector<pending_write*> const& group
             }
         } catch (failed_commit const& e) {
             fail_all(std::current_exception()); // nothing of the group was written
-            return {0, e.error()};
+            return {.commit_failure = e.error()};
         } catch (...) {
             fail_all(std::current_exception());
             return {};
@@ -447,14 +456,15 @@ group_outcome lmdb_engine::commit_group(std::vector<pending_write*> const& group
     }
 }
 
-std::uint64_t lmdb_engine::commit_alone(std::function<void(engine_writer&)> const& work) {
+group_outcome lmdb_engine::commit_alone(std::function<void(engine_writer&)> const& work) {
     for (;;) {
         try {
             std::shared_lock lock(grow);
             lmdb::txn t(env.get(), false);
             writer_impl w(*this, t.get());
             work(w);
-            return commit(t, w.wrote());
+            std::uint64_t const seen = mdb_txn_id(t.get()) - 1;
+            return {commit(t, w.wrote()), seen};
         } catch (lmdb::damaged_page const& e) {
             throw exception(damaged_page_error(*this, e));
         } catch (lmdb::map_resized const&) {
