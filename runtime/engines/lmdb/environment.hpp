@@ -128,8 +128,8 @@ public:
     std::uint64_t opened_after_forks = fork_count();
 };
 
-// The transaction id the calling thread's last write committed as, 0 when it committed nothing:
-// what the engine's tests compare with durable_txnid().
+// The newest commit the calling thread's last write made or read, 0 when it failed: what the
+// engine's tests compare with durable_txnid().
 std::uint64_t last_write_txnid_of_this_thread() noexcept;
 
 // Adopts the map size another process grew to. The exclusive lock: no transaction of this process
