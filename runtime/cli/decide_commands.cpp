@@ -174,8 +174,8 @@ std::vector<option_spec> decide_options(bool approving) {
         {"--note", "TEXT", "why, recorded with the decision"},
         {"--full", "", "print long values whole instead of head and tail"}};
     if (approving)
-        options.push_back({"--approval-ttl", "DURATION",
-                           "refuse, and record as expired, an approval requested longer ago (30m, 4h, 7d)"});
+        options.push_back(
+            {"--approval-ttl", "DURATION", "refuse an approval requested longer ago (30m, 4h, 7d); it stays pending"});
     return options;
 }
 
