@@ -10,6 +10,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <functional>
 #include <optional>
 #include <stdexcept>
 #include <thread>
@@ -122,6 +123,41 @@ struct flushed_write {
         return outcome;
     }
 };
+
+// `second` is written from another thread while `first`'s transaction is held open inside its work,
+// LMDB's writer lock taken and a commit under way; whether the second's work ran while it was.
+bool write_while_one_is_open(agentrt::lmdb_detail::lmdb_engine& engine,
+                             std::function<void(agentrt::engine_writer&)> const& first,
+                             std::function<void(agentrt::engine_writer&)> const& second) {
+    std::atomic<bool> open{false}, second_done{false}, ran_while_open{false};
+    std::thread holder([&] {
+        engine.write(
+            [&](agentrt::engine_writer& w) {
+                first(w);
+                open = true;
+                auto const deadline = std::chrono::steady_clock::now() + std::chrono::seconds(2);
+                while (!second_done && std::chrono::steady_clock::now() < deadline)
+                    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+                std::this_thread::sleep_for(std::chrono::milliseconds(50)); // the second is queued
+                open = false;
+            },
+            false);
+    });
+    while (!open)
+        std::this_thread::yield();
+    std::thread writer([&] {
+        engine.write(
+            [&](agentrt::engine_writer& w) {
+                ran_while_open = ran_while_open || open;
+                second(w);
+                second_done = true;
+            },
+            false);
+    });
+    writer.join();
+    holder.join();
+    return ran_while_open;
+}
 
 bool stored(agentrt::lmdb_detail::lmdb_engine& engine, std::string const& key) {
     bool found = false;
@@ -327,4 +363,68 @@ TEST_CASE("group commit: with runs on many threads, every tool start is committe
     CHECK(w.calls["lookup_order"] == 40);
     CHECK(agentrt::verify(s).ok());
     CHECK(agentrt::check_invariants(s, {}).ok());
+}
+
+TEST_CASE("group commit: a transaction waiting for a commit does its work meanwhile, outside the writer lock") {
+    world w;
+    auto engine = lmdb_engine_of(w);
+    CHECK(write_while_one_is_open(
+        *engine, [](agentrt::engine_writer& wr) { wr.put_meta("first", "written"); },
+        [](agentrt::engine_writer& wr) { wr.put_meta("second", "written"); }));
+    CHECK(stored(*engine, "first"));
+    CHECK(stored(*engine, "second"));
+}
+
+TEST_CASE("group commit: work done while another commit was under way is done again when a record it read changed "
+          "before its own commit") {
+    world w;
+    auto engine = lmdb_engine_of(w);
+    int second_runs = 0;
+    write_while_one_is_open(
+        *engine, [](agentrt::engine_writer& wr) { wr.put_meta("counter", "1"); },
+        [&](agentrt::engine_writer& wr) {
+            ++second_runs;
+            auto counter = wr.meta("counter");
+            wr.put_meta("counter", std::to_string(counter ? std::stoi(*counter) + 1 : 1));
+        });
+    CHECK(second_runs == 2); // ahead, on the snapshot before the first, then again
+    engine->read([](agentrt::store_reader const& r) { CHECK(r.meta("counter") == "2"); });
+}
+
+TEST_CASE("group commit: work done while another commit was under way is done again when the records of a run it "
+          "read changed before its own commit") {
+    world w;
+    auto engine = lmdb_engine_of(w);
+    agentrt::step_record step;
+    step.run_id = "run-1";
+    step.index = 1;
+    int second_runs = 0;
+    write_while_one_is_open(
+        *engine, [&](agentrt::engine_writer& wr) { wr.put(step); },
+        [&](agentrt::engine_writer& wr) {
+            ++second_runs;
+            wr.put_meta("steps seen", std::to_string(wr.steps("run-1").size()));
+        });
+    CHECK(second_runs == 2);
+    engine->read([](agentrt::store_reader const& r) { CHECK(r.meta("steps seen") == "1"); });
+}
+
+TEST_CASE("group commit: work done while another commit was under way is committed as it was done when nothing it "
+          "read changed") {
+    world w;
+    auto engine = lmdb_engine_of(w);
+    engine->write([](agentrt::engine_writer& wr) { wr.put_meta("counter", "1"); }, false);
+    int second_runs = 0;
+    write_while_one_is_open(
+        *engine, [](agentrt::engine_writer& wr) { wr.put_meta("other", "written"); },
+        [&](agentrt::engine_writer& wr) {
+            ++second_runs;
+            wr.put_meta("counter", std::to_string(std::stoi(wr.meta("counter").value()) + 1));
+            CHECK(wr.meta("counter") == "2"); // its own write, read back
+        });
+    CHECK(second_runs == 1);
+    engine->read([](agentrt::store_reader const& r) {
+        CHECK(r.meta("counter") == "2");
+        CHECK(r.meta("other") == "written");
+    });
 }

@@ -99,7 +99,8 @@ public:
 
     // Runs `work` in one write transaction and commits it; an exception from `work` aborts it and
     // leaves the store unchanged. `work` may run more than once (the engine retries a transaction it
-    // could not commit for a reason of its own, such as a full map). `flush`: the commit is durable
+    // could not commit for a reason of its own, such as a full map, or one it did ahead on a snapshot
+    // that changed before its commit). `flush`: the commit is durable
     // at the engine's durability level before write returns (the commit before a side effect).
     // Storage failures throw agentrt::exception with errc::store_failed.
     virtual void write(std::function<void(engine_writer&)> const& work, bool flush) = 0;

@@ -157,7 +157,8 @@ public:
 
     // Runs `work` in one write transaction and commits it; an exception from `work` aborts and
     // leaves the store unchanged. `work` may run more than once (an engine may retry a transaction,
-    // as LMDB's does when its map is full), so it must only act through the writer. `flush` makes
+    // as LMDB's does when its map is full or a snapshot it did the work on ahead of its commit has
+    // changed), so it must only act through the writer. `flush` makes
     // the commit durable before returning under durability::power_loss (the commit before a side
     // effect).
     template <class F>

@@ -11,6 +11,7 @@
 #include <atomic>
 #include <condition_variable>
 #include <cstdint>
+#include <deque>
 #include <exception>
 #include <filesystem>
 #include <mutex>
@@ -23,10 +24,37 @@ namespace agentrt::lmdb_detail {
 
 namespace fs = std::filesystem;
 
+// A transaction's work done ahead against the newest snapshot, while another group commits: what it
+// read there, to be read again under the writer lock, and what it wrote, applied there when every
+// record it read is unchanged (lmdb_engine::write).
+struct speculation {
+    struct point {
+        MDB_dbi dbi;
+        std::string key;
+        std::optional<std::string> value; // none: absent
+    };
+    struct range {
+        MDB_dbi dbi;
+        std::string prefix;
+        std::vector<std::pair<std::string, std::string>> records;
+    };
+    struct write {
+        MDB_dbi dbi;
+        std::string key;
+        std::optional<std::string> value; // none: erased
+    };
+    std::vector<point> points;
+    std::vector<range> ranges;
+    std::deque<write> writes; // a value read back is a view into its write: a deque keeps it in place
+    bool wrote = false;
+    bool abandoned = false; // the work did what a snapshot cannot check (a scan of what it wrote)
+};
+
 // A transaction waiting to be committed with the others that are ready (lmdb_engine::write).
 struct pending_write {
     std::function<void(engine_writer&)> const* work;
-    bool flush; // power_loss only: its meta page must be synced before it returns
+    bool flush;                         // power_loss only: its meta page must be synced before it returns
+    speculation const* ahead = nullptr; // its work done ahead, if it was
     std::exception_ptr failure{};
     bool done = false;       // committed, or failed
     std::uint64_t txnid = 0; // the newest commit it made or read, once its group committed
@@ -65,7 +93,7 @@ public:
     void write(std::function<void(engine_writer&)> const& work, bool flush) override;
     void lead_commit(std::unique_lock<std::mutex>& lock);
     void sync_meta(std::unique_lock<std::mutex>& lock);
-    group_outcome commit_alone(std::function<void(engine_writer&)> const& work);
+    group_outcome commit_alone(pending_write const& p);
     group_outcome commit_group(std::vector<pending_write*> const& group);
     // Under commit_mutex: commits after `after` up to `through` are in doubt for `cause`.
     void doubt(std::uint64_t after, std::uint64_t through, error cause);

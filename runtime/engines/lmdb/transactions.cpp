@@ -28,15 +28,21 @@ Record parse_record(std::string_view text, Record (*from)(boost::json::value con
     return from(parse_record_text(text, &memory));
 }
 
+// Thrown, with `abandoned` set, when a work done ahead does what its snapshot cannot check.
+struct abandon_speculation {};
+
 class reader_impl : public virtual store_reader {
 public:
-    reader_impl(lmdb_engine const& s, MDB_txn* t) : s_(s), t_(t) {}
+    // With `ahead`, the reads go to a snapshot and are remembered there, and writes are kept there.
+    reader_impl(lmdb_engine const& s, MDB_txn* t, speculation* ahead = nullptr) : s_(s), t_(t), ahead_(ahead) {}
 
     std::optional<run_record> run(std::string_view id) const override {
         return cached(s_.runs, keys::runs, id, s_.run_cache, run_from_json);
     }
 
     std::vector<run_record> runs_before(std::uint64_t before_order, std::size_t limit) const override {
+        if (ahead_)
+            abandon();
         std::vector<run_record> out;
         lmdb::cursor c(t_, s_.run_order);
         MDB_val k{}, v{};
@@ -72,19 +78,37 @@ public:
     }
 
     std::optional<std::string> meta(std::string_view key) const override {
-        auto v = lmdb::find(t_, s_.meta, key);
+        auto v = find(s_.meta, key);
         if (!v)
             return std::nullopt;
         return std::string(key == bare_meta_key ? *v : text_of(keys::meta, key, *v));
     }
     std::optional<std::string> tool_spec(std::string_view hash) const override {
-        auto v = lmdb::find(t_, s_.tool_specs, hash);
+        auto v = find(s_.tool_specs, hash);
         if (!v)
             return std::nullopt;
         return std::string(text_of(keys::tool_specs, hash, *v));
     }
 
 protected:
+    // The stored value of `key`: the transaction's, or, done ahead, the work's own write or else the
+    // snapshot's, remembered to be read again.
+    std::optional<std::string_view> find(MDB_dbi dbi, std::string_view key) const {
+        if (!ahead_)
+            return lmdb::find(t_, dbi, key);
+        for (auto w = ahead_->writes.rbegin(); w != ahead_->writes.rend(); ++w)
+            if (w->dbi == dbi && w->key == key)
+                return w->value ? std::optional<std::string_view>(*w->value) : std::nullopt;
+        auto v = lmdb::find(t_, dbi, key);
+        ahead_->points.push_back({dbi, std::string(key), v ? std::optional<std::string>(*v) : std::nullopt});
+        return v;
+    }
+
+    [[noreturn]] void abandon() const {
+        ahead_->abandoned = true;
+        throw abandon_speculation{};
+    }
+
     // The text of a stored value whose checksum holds (seal.hpp).
     std::string_view text_of(char const* table, std::string_view key, std::string_view stored) const {
         auto text = unseal(key, stored);
@@ -98,7 +122,7 @@ protected:
     template <class R>
     std::optional<R> cached(MDB_dbi dbi, char const* table, std::string_view key, record_cache<R>& cache,
                             R (*from)(boost::json::value const&)) const {
-        auto v = lmdb::find(t_, dbi, key);
+        auto v = find(dbi, key);
         if (!v)
             return std::nullopt;
         if (auto hit = cache.find(key, *v))
@@ -113,28 +137,37 @@ protected:
                         R (*from)(boost::json::value const&)) const {
         std::vector<R> out;
         std::string prefix = keys::run_prefix(run_id);
+        speculation::range* seen = nullptr;
+        if (ahead_) {
+            if (std::any_of(ahead_->writes.begin(), ahead_->writes.end(), [&](auto const& w) { return w.dbi == dbi; }))
+                abandon();
+            seen = &ahead_->ranges.emplace_back(speculation::range{dbi, prefix, {}});
+        }
         lmdb::cursor c(t_, dbi);
         MDB_val k{}, v{};
-        for (bool at = c.seek(prefix, k, v); at && lmdb::view(k).starts_with(prefix); at = c.next(k, v))
+        for (bool at = c.seek(prefix, k, v); at && lmdb::view(k).starts_with(prefix); at = c.next(k, v)) {
             out.push_back(parse_record(text_of(table, lmdb::view(k), lmdb::view(v)), from));
+            if (seen)
+                seen->records.emplace_back(lmdb::view(k), lmdb::view(v));
+        }
         return out;
     }
 
     lmdb_engine const& s_;
     MDB_txn* t_;
+    speculation* ahead_;
 };
 
 class writer_impl final : public reader_impl, public engine_writer {
 public:
-    writer_impl(lmdb_engine const& s, MDB_txn* t) : reader_impl(s, t) {}
+    writer_impl(lmdb_engine const& s, MDB_txn* t, speculation* ahead = nullptr) : reader_impl(s, t, ahead) {}
 
     // Whether the transaction has anything to commit: LMDB commits one with nothing written
     // without a sync.
     bool wrote() const noexcept { return wrote_; }
 
     void put(run_record& run) override {
-        std::string existing;
-        if (!lmdb::get(t_, s_.runs, run.id, existing)) {
+        if (!find(s_.runs, run.id)) {
             auto next = meta("run_order_next");
             run.order = next ? std::stoull(*next) : 1;
             put_meta("run_order_next", std::to_string(run.order + 1));
@@ -169,7 +202,7 @@ public:
     void put_tool_spec(std::string_view hash, std::string_view spec) override {
         // Content-addressed and written by every allowed step: rewriting the same bytes would still
         // copy a page of the tree in each commit.
-        auto stored = lmdb::find(t_, s_.tool_specs, hash);
+        auto stored = find(s_.tool_specs, hash);
         if (!stored || unseal(hash, *stored) != spec)
             put_sealed(s_.tool_specs, hash, spec);
     }
@@ -187,17 +220,26 @@ public:
 
 private:
     void write_raw(MDB_dbi dbi, std::string_view key, std::string_view value) {
-        lmdb::put(t_, dbi, key, value);
+        if (ahead_)
+            ahead_->writes.push_back({dbi, std::string(key), std::string(value)});
+        else
+            lmdb::put(t_, dbi, key, value);
         wrote_ = true;
     }
     void erase_raw(MDB_dbi dbi, std::string_view key) {
-        if (lmdb::del(t_, dbi, key))
+        if (!ahead_) {
+            wrote_ = lmdb::del(t_, dbi, key) || wrote_;
+        } else if (find(dbi, key)) {
+            ahead_->writes.push_back({dbi, std::string(key), std::nullopt});
             wrote_ = true;
+        }
     }
 
     void put_sealed(MDB_dbi dbi, std::string_view key, std::string_view text) { write_raw(dbi, key, seal(key, text)); }
 
     void erase_prefix(MDB_dbi dbi, std::string const& prefix) {
+        if (ahead_)
+            abandon();
         std::vector<std::string> doomed;
         {
             lmdb::cursor c(t_, dbi);
@@ -230,6 +272,60 @@ error commit_error(lmdb_engine const& s, error e) {
 struct failed_commit final : exception {
     using exception::exception;
 };
+
+// The work done against the newest snapshot, or none when it threw or did what a snapshot cannot
+// check: then it is done again under the writer lock, which gives its error if it has one.
+std::optional<speculation> speculate(lmdb_engine const& s, std::function<void(engine_writer&)> const& work) {
+    try {
+        std::shared_lock lock(s.grow);
+        lmdb::reader_pool::read t(s.readers);
+        speculation ahead;
+        writer_impl w(s, t.get(), &ahead);
+        work(w);
+        if (ahead.abandoned)
+            return std::nullopt;
+        ahead.wrote = w.wrote();
+        return ahead;
+    } catch (...) {
+        return std::nullopt;
+    }
+}
+
+// Whether every record the work read ahead is in `t` as it read it.
+bool still_holds(MDB_txn* t, speculation const& ahead) {
+    for (auto const& p : ahead.points) {
+        auto now = lmdb::find(t, p.dbi, p.key);
+        if (now.has_value() != p.value.has_value() || (now && *now != *p.value))
+            return false;
+    }
+    for (auto const& r : ahead.ranges) {
+        lmdb::cursor c(t, r.dbi);
+        MDB_val k{}, v{};
+        std::size_t i = 0;
+        for (bool at = c.seek(r.prefix, k, v); at && lmdb::view(k).starts_with(r.prefix); at = c.next(k, v), ++i)
+            if (i == r.records.size() || lmdb::view(k) != r.records[i].first || lmdb::view(v) != r.records[i].second)
+                return false;
+        if (i != r.records.size())
+            return false;
+    }
+    return true;
+}
+
+// A pending write's changes in `t`: those of its work done ahead when what that read still holds,
+// or else of its work done now. Whether it wrote anything.
+bool do_work(lmdb_engine const& s, MDB_txn* t, pending_write const& p) {
+    if (p.ahead && still_holds(t, *p.ahead)) {
+        for (auto const& w : p.ahead->writes)
+            if (w.value)
+                lmdb::put(t, w.dbi, w.key, *w.value);
+            else
+                lmdb::del(t, w.dbi, w.key);
+        return p.ahead->wrote;
+    }
+    writer_impl w(s, t);
+    (*p.work)(w);
+    return w.wrote();
+}
 
 } // namespace
 
@@ -268,10 +364,16 @@ static thread_local std::uint64_t last_write_txnid = 0;
 // with nobody behind it syncs by itself. Under load a group costs one sync, not two.
 void lmdb_engine::write(std::function<void(engine_writer&)> const& work, bool flush) {
     refuse_in_forked_child();
-    pending_write mine{&work, flush && options.durability == durability::power_loss};
     std::unique_lock lock(commit_mutex);
-    ready.push_back(&mine);
     ++writing;
+    std::optional<speculation> ahead;
+    if (committing) { // it would wait for that commit: its work is done meanwhile, outside the writer lock
+        lock.unlock();
+        ahead = speculate(*this, work);
+        lock.lock();
+    }
+    pending_write mine{&work, flush && options.durability == durability::power_loss, ahead ? &*ahead : nullptr};
+    ready.push_back(&mine);
     for (;;) {
         if (mine.done && mine.flush && !mine.failure)
             if (auto const* d = doubt_of(mine.txnid))
@@ -395,7 +497,7 @@ sync_doubt const* lmdb_engine::doubt_of(std::uint64_t txnid) const noexcept {
 group_outcome lmdb_engine::commit_group(std::vector<pending_write*> const& group) {
     if (group.size() == 1) {
         try {
-            return commit_alone(*group.front()->work);
+            return commit_alone(*group.front());
         } catch (failed_commit const& e) {
             group.front()->failure = std::current_exception();
             return {.commit_failure = e.error()};
@@ -418,10 +520,9 @@ group_outcome lmdb_engine::commit_group(std::vector<pending_write*> const& group
                 p->failure = nullptr;
                 lmdb::txn nested(env.get(), t.get());
                 try {
-                    writer_impl w(*this, nested.get());
-                    (*p->work)(w);
+                    bool const wrote_this = do_work(*this, nested.get(), *p);
                     nested.commit();
-                    wrote = wrote || w.wrote();
+                    wrote = wrote || wrote_this;
                 } catch (lmdb::map_full const&) {
                     throw;
                 } catch (lmdb::map_resized const&) {
@@ -456,15 +557,14 @@ group_outcome lmdb_engine::commit_group(std::vector<pending_write*> const& group
     }
 }
 
-group_outcome lmdb_engine::commit_alone(std::function<void(engine_writer&)> const& work) {
+group_outcome lmdb_engine::commit_alone(pending_write const& p) {
     for (;;) {
         try {
             std::shared_lock lock(grow);
             lmdb::txn t(env.get(), false);
-            writer_impl w(*this, t.get());
-            work(w);
+            bool const wrote = do_work(*this, t.get(), p);
             std::uint64_t const seen = mdb_txn_id(t.get()) - 1;
-            return {commit(t, w.wrote()), seen};
+            return {commit(t, wrote), seen};
         } catch (lmdb::damaged_page const& e) {
             throw exception(damaged_page_error(*this, e));
         } catch (lmdb::map_resized const&) {
