@@ -46,8 +46,9 @@ struct speculation {
     std::vector<point> points;
     std::vector<range> ranges;
     std::deque<write> writes; // a value read back is a view into its write: a deque keeps it in place
-    bool wrote = false;
-    bool abandoned = false; // the work did what a snapshot cannot check (a scan of what it wrote)
+    // The work did what a snapshot cannot check: listed the runs, listed records of a database it
+    // had written, or deleted a run.
+    bool abandoned = false;
 };
 
 // A transaction waiting to be committed with the others that are ready (lmdb_engine::write).

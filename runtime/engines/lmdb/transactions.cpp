@@ -284,7 +284,6 @@ std::optional<speculation> speculate(lmdb_engine const& s, std::function<void(en
         work(w);
         if (ahead.abandoned)
             return std::nullopt;
-        ahead.wrote = w.wrote();
         return ahead;
     } catch (...) {
         return std::nullopt;
@@ -320,7 +319,7 @@ bool do_work(lmdb_engine const& s, MDB_txn* t, pending_write const& p) {
                 lmdb::put(t, w.dbi, w.key, *w.value);
             else
                 lmdb::del(t, w.dbi, w.key);
-        return p.ahead->wrote;
+        return !p.ahead->writes.empty();
     }
     writer_impl w(s, t);
     (*p.work)(w);
