@@ -9,16 +9,38 @@ std::int64_t system_clock_ms() {
         .count();
 }
 
-std::string random_id() {
+namespace {
+
+constexpr char hex_digits[] = "0123456789abcdef";
+
+void append_random_hex(std::string& id, int count) {
     static thread_local std::random_device device;
-    static constexpr char digits[] = "0123456789abcdef";
-    std::string id;
-    for (int i = 0; i < 4; ++i) {
+    while (count > 0) {
         auto word = device();
-        for (int j = 0; j < 8; ++j, word >>= 4)
-            id.push_back(digits[word & 0xf]);
+        for (int j = 0; j < 8 && count > 0; ++j, --count, word >>= 4)
+            id.push_back(hex_digits[word & 0xf]);
     }
+}
+
+} // namespace
+
+std::string random_id() {
+    std::string id;
+    append_random_hex(id, 32);
     return id;
+}
+
+std::string time_ordered_id(std::int64_t now_ms) {
+    auto time = static_cast<std::uint64_t>(now_ms);
+    std::string id;
+    for (int shift = 44; shift >= 0; shift -= 4)
+        id.push_back(hex_digits[(time >> shift) & 0xf]);
+    append_random_hex(id, 20);
+    return id;
+}
+
+std::string time_ordered_id() {
+    return time_ordered_id(system_clock_ms());
 }
 
 } // namespace agentrt

@@ -26,6 +26,11 @@ using id_source = std::function<std::string()>;
 std::int64_t system_clock_ms();
 // 32 random hex digits.
 std::string random_id();
+// 12 hex digits of now_ms, then 20 random ones (80 bits): ids made in a later millisecond sort later,
+// so the records of the runs live at one time sit together in every tree keyed by run id.
+std::string time_ordered_id(std::int64_t now_ms);
+// time_ordered_id(system_clock_ms()); the runtime's default run id.
+std::string time_ordered_id();
 
 struct clocks {
     clock_function record = system_clock_ms;

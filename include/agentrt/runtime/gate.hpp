@@ -53,7 +53,7 @@ using reconcile_hook = std::function<reconciliation(step_record const&, tool_ent
 struct gate_options {
     agentrt::limits limits;
     agentrt::clocks clocks;
-    id_source ids = random_id;
+    id_source ids = [] { return time_ordered_id(); };
     std::chrono::milliseconds lease_duration{30'000};
     reconcile_hook reconcile;                           // none: every interrupted side effect waits on an approval
     std::optional<std::chrono::milliseconds> grant_ttl; // an approval unused this long after it was granted expires
