@@ -15,7 +15,6 @@
 #include <atomic>
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
 #include <optional>
 #include <stdexcept>
 #include <thread>
@@ -46,17 +45,6 @@ agentrt::tool_table observing_table(std::size_t observation_bytes) {
 
 agentrt::durability level(std::int64_t arg) {
     return arg ? agentrt::durability::process_crash : agentrt::durability::power_loss;
-}
-
-// The bytes this process has caused to be written to storage (write_bytes of /proc/self/io).
-std::uint64_t bytes_written_to_storage() {
-    std::ifstream io("/proc/self/io");
-    std::string field;
-    std::uint64_t value = 0;
-    while (io >> field >> value)
-        if (field == "write_bytes:")
-            return value;
-    return 0;
 }
 
 void report(benchmark::State& state, std::uint64_t steps, std::uint64_t syncs) {
@@ -287,7 +275,6 @@ void concurrent_runs(benchmark::State& state) {
     constexpr std::uint64_t run_length = 10, runs_per_thread = 4;
     std::uint64_t steps = 0;
     auto const before = store.stats();
-    auto const written_before = bytes_written_to_storage();
     for (auto _ : state) {
         std::vector<std::thread> running;
         for (int t = 0; t < threads; ++t)
@@ -314,9 +301,6 @@ void concurrent_runs(benchmark::State& state) {
     }
     auto const after = store.stats();
     report(state, steps, after.syncs - before.syncs);
-    if (!postgresql) // a PostgreSQL server's writes are its own
-        state.counters["KB written/step"] = static_cast<double>(bytes_written_to_storage() - written_before) / 1024.0 /
-                                            static_cast<double>(steps ? steps : 1);
     // The engine's commits: under a step's write transactions when group commit gathered several.
     state.counters["commits/step"] =
         static_cast<double>(after.commits - before.commits) / static_cast<double>(steps ? steps : 1);
