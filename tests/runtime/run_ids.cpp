@@ -7,6 +7,7 @@
 #include "fixture.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <cstdint>
 #include <set>
 #include <string>
