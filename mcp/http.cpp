@@ -5,12 +5,10 @@
 // message and into nothing else: no error, no log.
 #include "transport.hpp"
 
+#include "http_transfer.hpp"
 #include "sse.hpp"
 
 #include <boost/json/parse.hpp>
-
-#include <arpa/inet.h>
-#include <curl/curl.h>
 
 #include <algorithm>
 #include <cctype>
@@ -41,33 +39,6 @@ std::string trimmed(std::string_view text) {
     return std::string(text);
 }
 
-struct url_parts {
-    std::string scheme, host;
-};
-
-std::optional<url_parts> parse_url(std::string const& url) {
-    std::unique_ptr<CURLU, decltype(&curl_url_cleanup)> u(curl_url(), curl_url_cleanup);
-    if (!u || curl_url_set(u.get(), CURLUPART_URL, url.c_str(), 0) != CURLUE_OK)
-        return std::nullopt;
-    url_parts parts;
-    for (auto [part, into] : {std::pair{CURLUPART_SCHEME, &parts.scheme}, std::pair{CURLUPART_HOST, &parts.host}}) {
-        char* text = nullptr;
-        if (curl_url_get(u.get(), part, &text, 0) != CURLUE_OK)
-            return std::nullopt;
-        *into = lower(text);
-        curl_free(text);
-    }
-    return parts;
-}
-
-// A loopback address by its literal, or localhost: never a name that merely starts like one.
-bool loopback(std::string const& host) {
-    in_addr v4{};
-    if (::inet_pton(AF_INET, host.c_str(), &v4) == 1)
-        return (ntohl(v4.s_addr) >> 24) == 127;
-    return host == "localhost" || host == "[::1]" || host == "::1";
-}
-
 // What a message asks: a request (a method and an id) wants an answer; a notification or an
 // answer does not; initialize begins a session.
 struct message_kind {
@@ -83,7 +54,7 @@ message_kind kind_of(std::string_view message) {
 }
 
 // The bytes of one response, handed up as messages as soon as each is whole.
-struct exchange {
+struct exchange final : http::response_reader {
     receiver const* to = nullptr;
     std::size_t cap = 0;
     std::stop_token stop;
@@ -141,43 +112,34 @@ struct exchange {
             if (e.type == "message" && !e.data.empty())
                 to->message(e.data);
     }
-};
 
-std::size_t on_header(char* data, std::size_t size, std::size_t count, void* user) {
-    auto& x = *static_cast<exchange*>(user);
-    std::string_view line(data, size * count);
-    auto colon = line.find(':');
-    if (colon == std::string_view::npos)
-        return size * count;
-    auto name = lower(line.substr(0, colon));
-    auto value = trimmed(line.substr(colon + 1));
-    if (name == "content-type")
-        x.content_type = lower(value);
-    else if (name == "mcp-session-id")
-        x.session_id = value;
-    else if (name == "www-authenticate")
-        x.authenticate = value;
-    return size * count;
-}
-
-std::size_t on_body(char* data, std::size_t size, std::size_t count, void* user) {
-    auto& x = *static_cast<exchange*>(user);
-    std::size_t const n = size * count;
-    if (x.body.size() + n > x.cap) {
-        x.over_cap = true;
-        return 0; // libcurl ends the transfer
+    bool header_line(std::string_view line) override {
+        auto colon = line.find(':');
+        if (colon == std::string_view::npos)
+            return true;
+        auto name = lower(line.substr(0, colon));
+        auto value = trimmed(line.substr(colon + 1));
+        if (name == "content-type")
+            content_type = lower(value);
+        else if (name == "mcp-session-id")
+            session_id = value;
+        else if (name == "www-authenticate")
+            authenticate = value;
+        return true;
     }
-    x.body.append(data, n);
-    x.events = x.content_type.rfind("text/event-stream", 0) == 0;
-    if (x.events)
-        x.hand_up_events();
-    return n;
-}
-
-int on_progress(void* user, curl_off_t, curl_off_t, curl_off_t, curl_off_t) {
-    auto const& x = *static_cast<exchange const*>(user);
-    return x.stop.stop_requested() || steady_clock::now() >= x.deadline ? 1 : 0;
-}
+    bool body_bytes(std::string_view bytes) override {
+        if (body.size() + bytes.size() > cap) {
+            over_cap = true;
+            return false;
+        }
+        body.append(bytes);
+        events = content_type.rfind("text/event-stream", 0) == 0;
+        if (events)
+            hand_up_events();
+        return true;
+    }
+    bool go_on() override { return !stop.stop_requested() && steady_clock::now() < deadline; }
+};
 
 class http_session final : public transport {
 public:
@@ -277,14 +239,7 @@ public:
 
     std::string diagnostics() const override { return {}; }
 
-    std::string redacted(std::string text) const override {
-        if (token_.empty())
-            return text;
-        constexpr std::string_view mark = "[redacted]";
-        for (auto at = text.find(token_); at != std::string::npos; at = text.find(token_, at + mark.size()))
-            text.replace(at, token_.size(), mark);
-        return text;
-    }
+    std::string redacted(std::string text) const override { return http::redacted(std::move(text), token_); }
 
 private:
     bool receiving_stopped() const {
@@ -313,14 +268,8 @@ private:
     }
 
     result<void> perform(char const* method, std::string_view body, exchange& x) {
-        char error_text[CURL_ERROR_SIZE] = {}; // written by libcurl until the handle is cleaned up
-        std::unique_ptr<CURL, decltype(&curl_easy_cleanup)> handle(curl_easy_init(), curl_easy_cleanup);
-        if (!handle)
-            return failed("libcurl could not make a handle");
-        std::unique_ptr<curl_slist, decltype(&curl_slist_free_all)> headers(nullptr, curl_slist_free_all);
-        auto add = [&](std::string const& line) { headers.reset(curl_slist_append(headers.release(), line.c_str())); };
-        add("Content-Type: application/json");
-        add("Accept: application/json, text/event-stream");
+        http::request r{.url = server_.url, .method = method, .body = body, .loopback = loopback_};
+        r.headers = {"Content-Type: application/json", "Accept: application/json, text/event-stream"};
         {
             // Checked as the id is taken, so that another thread's 404 cannot come in between.
             std::lock_guard lock(mutex_);
@@ -328,47 +277,26 @@ private:
                 return error{errc::not_found, "it ended the session (" + ended_ + ")", {}};
             x.sent_session = session_;
             if (!session_.empty()) {
-                add("Mcp-Session-Id: " + session_);
+                r.headers.push_back("Mcp-Session-Id: " + session_);
                 ++messages_in_session_;
             }
             if (!version_.empty())
-                add("MCP-Protocol-Version: " + version_);
+                r.headers.push_back("MCP-Protocol-Version: " + version_);
         }
         if (!token_.empty())
-            add("Authorization: Bearer " + token_);
-        auto* e = handle.get();
-        curl_easy_setopt(e, CURLOPT_URL, server_.url.c_str());
-        curl_easy_setopt(e, CURLOPT_PROTOCOLS_STR, "http,https");
-        curl_easy_setopt(e, CURLOPT_FOLLOWLOCATION, 0L);
-        if (loopback_)
-            curl_easy_setopt(e, CURLOPT_PROXY, ""); // a proxy variable must not carry a loopback request elsewhere
-        curl_easy_setopt(e, CURLOPT_NOSIGNAL, 1L);
-        curl_easy_setopt(e, CURLOPT_CUSTOMREQUEST, method);
-        if (std::string_view(method) == "POST") {
-            curl_easy_setopt(e, CURLOPT_POSTFIELDS, body.data());
-            curl_easy_setopt(e, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(body.size()));
-        }
-        curl_easy_setopt(e, CURLOPT_HTTPHEADER, headers.get());
-        curl_easy_setopt(e, CURLOPT_HEADERFUNCTION, on_header);
-        curl_easy_setopt(e, CURLOPT_HEADERDATA, &x);
-        curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, on_body);
-        curl_easy_setopt(e, CURLOPT_WRITEDATA, &x);
-        curl_easy_setopt(e, CURLOPT_NOPROGRESS, 0L);
-        curl_easy_setopt(e, CURLOPT_XFERINFOFUNCTION, on_progress);
-        curl_easy_setopt(e, CURLOPT_XFERINFODATA, &x);
-        curl_easy_setopt(e, CURLOPT_ERRORBUFFER, error_text);
-        auto const rc = curl_easy_perform(e);
-        curl_easy_getinfo(e, CURLINFO_RESPONSE_CODE, &x.status);
-        if (rc == CURLE_OK)
+            r.headers.push_back("Authorization: Bearer " + token_);
+        auto const done = http::perform(r, x);
+        x.status = done.status;
+        if (done.code == CURLE_OK)
             return {};
         if (x.over_cap) {
             to_.broken("it sent an answer over the cap of " + std::to_string(x.cap) + " bytes");
             return failed("it sent an answer over the cap of " + std::to_string(x.cap) + " bytes");
         }
-        if (rc == CURLE_ABORTED_BY_CALLBACK)
+        if (done.code == CURLE_ABORTED_BY_CALLBACK)
             return error{
                 errc::timed_out, x.stop.stop_requested() ? "the call was stopped" : "the call's deadline passed", {}};
-        return failed("cannot reach " + server_.url + ": " + (*error_text ? error_text : curl_easy_strerror(rc)));
+        return failed("cannot reach " + server_.url + ": " + done.error);
     }
 
     http_server server_;
@@ -387,10 +315,9 @@ private:
 } // namespace
 
 result<std::unique_ptr<transport>> http_transport(http_server const& server, client_options const& options) {
-    static bool const ready = curl_global_init(CURL_GLOBAL_DEFAULT) == CURLE_OK;
-    if (!ready)
+    if (!http::curl_ready())
         return failed("libcurl could not be initialised");
-    auto parts = parse_url(server.url);
+    auto parts = http::parse_url(server.url);
     if (!parts || (parts->scheme != "http" && parts->scheme != "https"))
         return failed("MCP server \"" + server.name + "\": its url \"" + server.url +
                       "\" is not an http:// or https:// URL");
@@ -398,7 +325,7 @@ result<std::unique_ptr<transport>> http_transport(http_server const& server, cli
     if (!server.bearer_token_env.empty())
         if (char const* value = std::getenv(server.bearer_token_env.c_str()))
             token = value;
-    bool const near = loopback(parts->host);
+    bool const near = http::is_loopback(parts->host);
     if (!token.empty() && parts->scheme == "http" && !near)
         return failed("MCP server \"" + server.name + "\": the bearer token in " + server.bearer_token_env +
                       " would be sent in the clear to " + parts->host +
