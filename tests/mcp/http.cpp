@@ -147,6 +147,16 @@ TEST_SUITE("mcp client over http") {
         }
     }
 
+    TEST_CASE("a loopback server is reached directly, never through a proxy the environment names") {
+        mcp_support::scratch dir;
+        stub_http_server server(shop(dir));
+        environment_variable proxy("http_proxy", "http://127.0.0.1:9"); // nothing listens there
+        environment_variable all("ALL_PROXY", "http://127.0.0.1:9");
+        auto c = connected(server);
+        auto tools = c->list_tools();
+        CHECK_MESSAGE(tools, (tools ? "" : tools.error().message));
+    }
+
     TEST_CASE("a bearer token is never sent in the clear beyond loopback") {
         environment_variable token("AGENTRT_TEST_MCP_TOKEN", "s3cret-token");
         auto refused =
