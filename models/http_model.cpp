@@ -73,7 +73,8 @@ struct transfer final : http::response_reader {
     bool go_on() override { return !stop.stop_requested(); }
 };
 
-// The message of a provider's error body ({"error":{"message":...}}), or the body's start.
+// The message of a provider's error body ({"error":{"message":...}}), or the body's start. The
+// body comes redacted: a cut through the key would leave a part of it no redaction finds.
 std::string error_message_of(std::string_view body) {
     boost::system::error_code ec;
     auto v = boost::json::parse(body, ec);
@@ -176,7 +177,7 @@ std::optional<model_error> http_model::failure_of(http_reply const& reply, std::
                            std::nullopt};
     bool const transient = status == 408 || status == 429 || status >= 500;
     return model_error{transient ? model_failure::transient : model_failure::permanent,
-                       redacted(from + code + ": " + error_message_of(reply.body)),
+                       redacted(from + code + ": " + error_message_of(redacted(reply.body))),
                        transient ? reply.retry_after : std::nullopt};
 }
 

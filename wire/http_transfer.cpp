@@ -73,8 +73,14 @@ outcome perform(request const& r, response_reader& reader) {
     if (!handle)
         return {.code = CURLE_FAILED_INIT, .error = "libcurl could not make a handle"};
     std::unique_ptr<curl_slist, decltype(&curl_slist_free_all)> headers(nullptr, curl_slist_free_all);
-    for (auto const& line : r.headers)
-        headers.reset(curl_slist_append(headers.release(), line.c_str()));
+    for (auto const& line : r.headers) {
+        auto* longer =
+            curl_slist_append(headers.get(), line.c_str()); // null, and the list as it was, when out of memory
+        if (!longer)
+            return {.code = CURLE_OUT_OF_MEMORY, .error = "no memory for the request's headers"};
+        (void)headers.release();
+        headers.reset(longer);
+    }
 
     auto* e = handle.get();
     curl_easy_setopt(e, CURLOPT_URL, r.url.c_str());

@@ -178,6 +178,17 @@ TEST_SUITE("models") {
         CHECK(e.message.find(test_key) == std::string::npos);
     }
 
+    TEST_CASE("anthropic client: no part of the key shows where an error body is cut short") {
+        scoped_env key("AGENTRT_TEST_ANTHROPIC_KEY", test_key);
+        std::string const echo = "<html>" + std::string(173, ' ') + "x-api-key: " + test_key + "</html>";
+        fake_provider server(wire_format::anthropic, {provider_reply::raw(401, echo)});
+        agentrt::anthropic_model model(
+            {.base_url = server.base_url(), .api_key_variable = "AGENTRT_TEST_ANTHROPIC_KEY"});
+        auto const e = error_of(call(model, ticket_request()));
+        CHECK(e.kind == model_failure::permanent);
+        CHECK(e.message.find("sk-test-") == std::string::npos); // the cut at byte 200 falls inside the key
+    }
+
     TEST_CASE("anthropic client: a stream cut in the middle of an event is cut_off") {
         fake_provider server(wire_format::anthropic, {provider_reply::fault("cut_mid_event")});
         auto model = client(server);
