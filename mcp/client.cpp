@@ -21,7 +21,7 @@ using clock_type = steady_clock;
 
 namespace {
 
-std::string excerpt(std::string_view text, std::size_t most = 200) {
+std::string cut(std::string_view text, std::size_t most) {
     std::string out(text.substr(0, most));
     std::replace_if(
         out.begin(), out.end(), [](unsigned char c) { return c < 0x20; }, ' ');
@@ -68,14 +68,20 @@ struct client::state {
             transport->close(options.stop_grace);
     }
 
+    // The start of what the server sent, its secret hidden before the cut: a secret cut in two
+    // would leave a part that no redaction finds.
+    std::string excerpt(std::string_view text, std::size_t most = 200) const {
+        return cut(transport ? transport->redacted(std::string(text)) : std::string(text), most);
+    }
+
     error failure(errc code, std::string what) const {
         std::string message = "MCP server " + in_quotes(name) + ": " + what;
         if (broken_now() && transport) { // what it said before it went is often why
-            auto tail = transport->diagnostics();
+            auto tail = transport->redacted(transport->diagnostics());
             if (!tail.empty())
                 message +=
                     "; its stderr ends with: " +
-                    excerpt(std::string_view(tail).substr(tail.size() - std::min<std::size_t>(tail.size(), 400)), 400);
+                    cut(std::string_view(tail).substr(tail.size() - std::min<std::size_t>(tail.size(), 400)), 400);
         }
         return error{code, transport ? transport->redacted(std::move(message)) : std::move(message), {}};
     }

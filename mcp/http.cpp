@@ -73,7 +73,7 @@ struct exchange final : http::response_reader {
         // The end of the last whole event: a blank line (a line ending right after a line ending).
         // The search goes on where the last chunk's ended, so that an event in many chunks is read
         // once, not once per chunk.
-        std::size_t end = 0;
+        std::size_t end = 0, largest = 0;                       // the largest whole event, framing included
         auto line_end_at = [&](std::size_t at) -> std::size_t { // where the line ending at `at` ends; 0 when unknown
             if (body[at] == '\n')
                 return at + 1;
@@ -91,9 +91,14 @@ struct exchange final : http::response_reader {
                 std::size_t const after = line_end_at(next);
                 if (after == 0)
                     break;
+                largest = std::max(largest, after - end);
                 end = after;
             }
             i = next - 1;
+        }
+        if (largest > cap) {
+            over_cap = true; // handed up, the event would be a message over the cap
+            return;
         }
         auto const resume_from = [&] { // the line endings at the end may pair with what comes next
             std::size_t at = body.size();
@@ -127,16 +132,21 @@ struct exchange final : http::response_reader {
             authenticate = value;
         return true;
     }
+    // The cap is a message's: a JSON body's, or one event's as it is sent. A chunk can end one
+    // event and begin the next, so events are handed up before what is left is measured.
     bool body_bytes(std::string_view bytes) override {
-        if (body.size() + bytes.size() > cap) {
+        events = content_type.rfind("text/event-stream", 0) == 0;
+        if (!events && body.size() + bytes.size() > cap) {
             over_cap = true;
             return false;
         }
         body.append(bytes);
-        events = content_type.rfind("text/event-stream", 0) == 0;
-        if (events)
+        if (events) {
             hand_up_events();
-        return true;
+            if (body.size() > cap)
+                over_cap = true;
+        }
+        return !over_cap;
     }
     bool go_on() override { return !stop.stop_requested() && steady_clock::now() < deadline; }
 };
@@ -204,7 +214,7 @@ public:
             return error{errc::not_found, "it ended the session (" + said + ")", {}};
         }
         if (x.status < 200 || x.status >= 300)
-            return failed("it answered HTTP " + std::to_string(x.status) + excerpt_of(x.body));
+            return failed("it answered HTTP " + std::to_string(x.status) + excerpt_of(redacted(x.body)));
         if (x.events) {
             x.hand_up_events(true); // a last event that ends the stream with a bare \r
             // What follows the last blank line is an event cut off, which the SSE standard discards.

@@ -286,6 +286,13 @@ private:
         json::value message = json::parse(r.body(), ec);
         auto const* method = !ec && message.is_object() ? message.get_object().if_contains("method") : nullptr;
         bool const initialize = method && *method == "initialize";
+        if (!initialize && script.gateway_echoes_authorization) {
+            std::string page =
+                "<html><body><h1>502 Bad Gateway</h1><p>The upstream server refused the request:</p><pre>";
+            page.resize(190 - std::string_view("Authorization: Bearer ").size(), ' ');
+            page += "Authorization: " + std::string(r[http::field::authorization]) + "</pre></body></html>";
+            return reply(r, http::status::bad_gateway, "text/html", std::move(page));
+        }
         if (!initialize) {
             std::string const version = std::string(r["MCP-Protocol-Version"]);
             if (session.empty() || session != current_session_) {
@@ -336,10 +343,13 @@ private:
             auto event = [&](std::string const& data) {
                 return "event: message" + std::string(1, end) + "data: " + data + std::string(2, end);
             };
-            std::string stream =
-                event(json::serialize(json::object{{"jsonrpc", "2.0"},
-                                                   {"method", "notifications/message"},
-                                                   {"params", {{"level", "info"}, {"data", "working"}}}}));
+            std::string stream = event(json::serialize(json::object{
+                {"jsonrpc", "2.0"},
+                {"method", "notifications/message"},
+                {"params",
+                 {{"level", "info"},
+                  {"data", script.notification_bytes == 0 ? std::string("working")
+                                                          : std::string(script.notification_bytes, 'w')}}}}));
             for (auto const& line : lines)
                 stream += event(line);
             out = reply(r, http::status::ok, "text/event-stream", std::move(stream));
@@ -385,7 +395,9 @@ json::object stub_script::to_json() const {
                                                                          : "json"},
             {"bearer_token", bearer_token},
             {"session_lifetime", session_lifetime},
-            {"new_session_delay_ms", new_session_delay_ms}};
+            {"new_session_delay_ms", new_session_delay_ms},
+            {"notification_bytes", notification_bytes},
+            {"gateway_echoes_authorization", gateway_echoes_authorization}};
 }
 
 stub_script stub_script::from_json(json::object const& o) {
@@ -411,6 +423,8 @@ stub_script stub_script::from_json(json::object const& o) {
         s.bearer_token = std::string(o.at("bearer_token").as_string());
         s.session_lifetime = json::value_to<std::size_t>(o.at("session_lifetime"));
         s.new_session_delay_ms = json::value_to<std::size_t>(o.at("new_session_delay_ms"));
+        s.notification_bytes = json::value_to<std::size_t>(o.at("notification_bytes"));
+        s.gateway_echoes_authorization = o.at("gateway_echoes_authorization").as_bool();
         return s;
     } catch (std::invalid_argument const&) {
         throw;

@@ -173,6 +173,20 @@ TEST_SUITE("mcp client over http") {
         CHECK(not_http.error().message.find("is not an http:// or https:// URL") != std::string::npos);
     }
 
+    TEST_CASE("a bearer token never shows, not even where an error page is cut short inside it") {
+        mcp_support::scratch dir;
+        auto script = shop(dir);
+        script.bearer_token = "s3cret-token";
+        script.gateway_echoes_authorization = true; // the token spans byte 200, where the page is cut
+        stub_http_server server(script);
+        environment_variable token("AGENTRT_TEST_MCP_TOKEN", "s3cret-token");
+        auto c = connected(server, "AGENTRT_TEST_MCP_TOKEN"); // a notification's answer is not read
+        auto tools = c->list_tools();
+        REQUIRE_FALSE(tools);
+        CHECK_MESSAGE(tools.error().message.find("HTTP 502") != std::string::npos, tools.error().message);
+        CHECK_MESSAGE(tools.error().message.find("s3cret") == std::string::npos, tools.error().message);
+    }
+
     TEST_CASE("over HTTP a JSON-RPC batch, as a JSON body or as an event, is read message by message under MCP "
               "2025-03-26") {
         mcp_support::scratch dir;
@@ -344,6 +358,21 @@ TEST_SUITE("mcp client over http") {
         REQUIRE_MESSAGE(reply, (reply ? "" : reply.error().message));
         REQUIRE(reply->content.size() == 1);
         CHECK(reply->content[0].at("text").as_string() == std::string(std::size_t{1} << 20, 'x'));
+    }
+
+    TEST_CASE("the cap is a message's: events each under it arrive, though together they pass it") {
+        mcp_support::scratch dir;
+        auto script = shop(dir, stub_behaviour::oversized);
+        script.http_answer = stub_http_answer::events;
+        script.notification_bytes = 55'000; // the notification's end and the answer's start share a chunk
+        script.oversized_bytes = 30'000;
+        stub_http_server server(script);
+        mcp::client_options options;
+        options.max_message_bytes = 60'000;
+        auto c = connected(server, {}, options);
+        auto reply = c->call_tool("lookup", {{"order_id", "ord-1"}}, within(10s));
+        REQUIRE_MESSAGE(reply, (reply ? "" : reply.error().message));
+        CHECK(reply->content[0].at("text").as_string().size() == 30'000);
     }
 
     TEST_CASE("a stalled call over HTTP ends at its deadline and is cancelled") {

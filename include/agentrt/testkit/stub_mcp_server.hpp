@@ -71,6 +71,11 @@ struct stub_script {
     std::size_t session_lifetime = 0;
     // Milliseconds the answer to each initialize after the first waits: a session slow to begin again.
     std::size_t new_session_delay_ms = 0;
+    // As events: the notifications/message sent before each answer carries this many bytes of data.
+    std::size_t notification_bytes = 0;
+    // A request after initialize gets HTTP 502 with a page that echoes its Authorization header, as
+    // a careless gateway's might, the bearer token beginning at byte 190 of the page.
+    bool gateway_echoes_authorization = false;
 
     boost::json::object to_json() const;
     static stub_script from_json(boost::json::object const& script); // throws std::invalid_argument
