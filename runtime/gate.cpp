@@ -8,7 +8,6 @@
 #include <agentrt/catalog/canonical_json.hpp>
 #include <agentrt/catalog/json_reader.hpp>
 
-#include <boost/json/parse.hpp>
 
 #include <unistd.h>
 
@@ -38,7 +37,7 @@ std::string requested_hash(step_record const& step, boost::json::object const& s
         {"run", step.run_id},
         {"step", step.index},
         {"tool", spec},
-        {"arguments", step.arguments.empty() ? boost::json::value(nullptr) : boost::json::parse(step.arguments)}};
+        {"arguments", step.arguments.empty() ? boost::json::value(nullptr) : parse_record_text(step.arguments)}};
     return approval_hash(a);
 }
 

@@ -2,22 +2,28 @@
 
 #include "errors.hpp"
 
+#include <agentrt/catalog/json_reader.hpp>
+
 #include <cmath>
 
 namespace agentrt::views {
 
-bool usable_json(boost::json::value const& v) {
+bool usable_json(boost::json::value const& v, std::size_t levels) {
     switch (v.kind()) {
     case boost::json::kind::double_:
         return std::isfinite(v.get_double());
     case boost::json::kind::array:
+        if (levels == 0)
+            return false;
         for (auto const& e : v.get_array())
-            if (!usable_json(e))
+            if (!usable_json(e, levels - 1))
                 return false;
         return true;
     case boost::json::kind::object:
+        if (levels == 0)
+            return false;
         for (auto const& e : v.get_object())
-            if (!usable_json(e.value()))
+            if (!usable_json(e.value(), levels - 1))
                 return false;
         return true;
     default:
@@ -82,10 +88,13 @@ evaluation evaluate(evaluator const& policy, tool_entry const& tool, arguments c
     evaluation e;
     try {
         verdict v = policy(tool, args, view);
-        if (!usable_json(v.capability) || !usable_json(v.presentation))
+        // Stored in the approval's record, which a reader must parse back: no deeper than arguments.
+        auto const levels = read_limits{}.max_depth;
+        if (!usable_json(v.capability, levels) || !usable_json(v.presentation, levels))
             e.failure = "policy " + std::string(policy.identity()) +
-                        " returned a capability or presentation "
-                        "that is not usable JSON (a non-finite number)";
+                        " returned a capability or presentation that is not usable JSON (a non-finite number, "
+                        "or nested deeper than " +
+                        std::to_string(levels) + " levels)";
         else
             e.answer = std::move(v);
     } catch (std::exception const& x) {

@@ -17,8 +17,9 @@
 
 namespace agentrt::views {
 
-// Finite numbers only: NaN and infinities have no JSON spelling and cannot be hashed.
-bool usable_json(boost::json::value const& v);
+// Finite numbers only (NaN and infinities have no JSON spelling and cannot be hashed), and arrays
+// and objects nested no more than `levels` deep.
+bool usable_json(boost::json::value const& v, std::size_t levels = std::size_t(-1));
 
 // A snapshot of a run as a policy sees it; the view points into the snapshot.
 struct view_snapshot {

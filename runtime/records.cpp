@@ -221,7 +221,15 @@ model_call_record model_call_from_json(boost::json::value const& v) {
 boost::json::value parse_record_text(std::string_view text, boost::json::storage_ptr memory) {
     boost::json::parse_options options;
     options.allow_invalid_utf8 = true;
-    return boost::json::parse(text, std::move(memory), options);
+    // Deeper than anything a record is written with: a model's arguments (read_limits, 256 deep)
+    // inside an approval's request inside its record, a policy's JSON (no deeper than arguments)
+    // and a tool's schema. Boost.JSON's default of 32 would refuse arguments the reader accepted.
+    options.max_depth = 1024;
+    boost::system::error_code ec;
+    auto v = boost::json::parse(text, ec, std::move(memory), options);
+    if (ec)
+        throw exception(err(errc::store_failed, "stored record is not JSON: " + ec.message()));
+    return v;
 }
 
 } // namespace agentrt

@@ -5,7 +5,6 @@
 
 #include <agentrt/catalog/canonical_json.hpp>
 
-#include <boost/json/parse.hpp>
 
 #include <algorithm>
 
@@ -78,7 +77,7 @@ approval_record request_approval(store_writer& w, run_record& run, step_record c
     a.reason = v.reason;
     a.capability = v.capability;
     a.presentation = v.presentation;
-    boost::json::value args = step.arguments.empty() ? boost::json::value(nullptr) : boost::json::parse(step.arguments);
+    boost::json::value args = step.arguments.empty() ? boost::json::value(nullptr) : parse_record_text(step.arguments);
     a.request = {{"run", run.id}, {"step", step.index}, {"tool", tool_spec}, {"arguments", std::move(args)}};
     a.hash = approval_hash(a);
     a.requested_ms = now;

@@ -1,3 +1,4 @@
+#include <agentrt/catalog/schema_tool.hpp>
 #include <agentrt/runtime/gate.hpp>
 
 #include "engines/lmdb/keys.hpp"
@@ -179,6 +180,23 @@ TEST_CASE("a policy whose capability or presentation is not usable JSON fails th
         CHECK(agentrt::pending_approvals(s).empty());
         CHECK(w.calls.empty());
     }
+}
+
+TEST_CASE("a policy's capability nested deeper than a model's arguments may be fails the run internal_error") {
+    boost::json::value deep = 1;
+    for (int i = 0; i < 300; ++i)
+        deep = boost::json::array{std::move(deep)};
+    world w;
+    w.decide = [&](auto const&, auto const&, auto const&) { return agentrt::require_approval("k", "r", deep); };
+    auto s = w.open();
+    agentrt::gate g(s, w.table, w.policy, w.options());
+    auto session = g.begin("goal").value();
+    (void)session.open_step().value();
+    (void)session.propose(decision::call("lookup_order", lookup_args)).value();
+    CHECK(session.run().status == agentrt::run_status::failed);
+    CHECK(session.run().reason == "internal_error");
+    CHECK(agentrt::pending_approvals(s).empty());
+    CHECK(agentrt::verify(s).ok());
 }
 
 TEST_CASE("a terminal tool commits with the run") {
@@ -603,4 +621,41 @@ TEST_CASE("no tool is called before the record of its start is committed") {
     CHECK(s.stats().syncs == syncs + 2); // the data pages and then the meta page, before the call
     (void)session.execute().value();
     CHECK(seen_by_another_process == 0);
+}
+
+TEST_CASE("arguments nested as deep as the reader allows are asked about, approved and run like any others") {
+    for (std::size_t depth : {31, 40, 250}) {
+        CAPTURE(depth);
+        world w;
+        auto note =
+            agentrt::schema_tool("note", "Keep a note.", {{"type", "object"}}, agentrt::side_effect::local_mutation,
+                                 std::chrono::seconds(5), [](auto const&, auto const&) -> agentrt::tool_result {
+                                     return agentrt::tool_output{{{"kept", true}}, "kept"};
+                                 });
+        REQUIRE(note);
+        w.table = w.table.with(std::vector<agentrt::tool_entry>{*note});
+        w.decide = [](auto const&, auto const&, auto const&) { return agentrt::require_approval("note", "notes"); };
+        std::string deep;
+        for (std::size_t i = 0; i < depth; ++i)
+            deep += R"({"a":)";
+        deep += "1" + std::string(depth, '}');
+
+        auto s = w.open();
+        agentrt::gate g(s, w.table, w.policy, w.options());
+        auto session = g.begin("goal").value();
+        (void)session.open_step().value();
+        auto proposed = session.propose(decision::call("note", deep));
+        REQUIRE_MESSAGE(proposed, (proposed ? "" : proposed.error().to_string()));
+        CHECK(session.run().status == run_status::waiting_for_approval);
+        auto pending = agentrt::pending_approvals(s);
+        REQUIRE(pending.size() == 1);
+        auto approved = agentrt::approve(s, "run-1", 0, pending[0].hash);
+        REQUIRE_MESSAGE(approved, (approved ? "" : approved.error().to_string()));
+        w.decide = [](auto const&, auto const&, auto const&) { return agentrt::allow(); };
+        auto resumed = g.attach("run-1").value();
+        auto step = resumed.execute();
+        REQUIRE_MESSAGE(step, (step ? "" : step.error().to_string()));
+        CHECK(step->status == step_status::done);
+        CHECK(agentrt::verify(s).ok());
+    }
 }
