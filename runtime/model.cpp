@@ -217,6 +217,10 @@ result<model_response> session::call_model(model& m, model_request const& reques
                 return held.error(); // a driver that lost its lease makes no further model call
             if (auto stop = model_limit_reached(run, limits)) {
                 w.append(run, event_type::limit_exceeded, {{"limit", stop->first}, {"detail", stop->second}}, now);
+                if (auto step = w.step(run_id_, *open_); step && step->status == step_status::deciding) {
+                    transitions::fail_step(w, run, *step, stop->first, stop->second, now); // a run ends no step open
+                    w.put(*step);
+                }
                 transitions::finish_run(w, run, run_status::failed, stop->first, stop->second, now);
                 w.put(run);
                 return err(errc::refused, "run " + run.id + " ended: " + stop->second);

@@ -1,3 +1,4 @@
+#include <agentrt/runtime/check.hpp>
 #include <agentrt/runtime/model.hpp>
 #include <agentrt/runtime/prune.hpp>
 #include <agentrt/testkit/simulated_process.hpp>
@@ -210,6 +211,32 @@ TEST_CASE("the cost limit ends the run before the call past it") {
     CHECK(run.cost_micros == 60);
     CHECK(run.status == run_status::failed);
     CHECK(run.reason == "limit_cost");
+}
+
+TEST_CASE("a model limit that ends the run closes the step it was deciding, and the store keeps its invariants") {
+    for (int limit = 0; limit < 3; ++limit) {
+        CAPTURE(limit);
+        model_world w;
+        w.model.replies = {calls({{"1", "lookup_order", R"({"order_id":"ord-1"})"}}),
+                           calls({{"2", "lookup_order", R"({"order_id":"ord-2"})"}}), text("done")};
+        auto s = w.open();
+        auto options = w.with_prices();
+        if (limit == 0)
+            options.models.max_calls = 2;
+        else if (limit == 1)
+            options.models.max_tokens = 30;
+        else
+            options.models.max_cost = 0.00005;
+        agentrt::driver d(s, w.table, w.policy, w.agent, options);
+        auto run = d.start("goal").value();
+        CHECK(run.status == run_status::failed);
+        auto const steps = agentrt::read_run(s, "run-1").value().steps;
+        REQUIRE(steps.size() == 3);
+        CHECK(steps.back().status == agentrt::step_status::failed);
+        CHECK(steps.back().error == run.message);
+        auto report = agentrt::check_invariants(s);
+        CHECK_MESSAGE(report.ok(), (report.ok() ? "" : report.problems.front()));
+    }
 }
 
 TEST_CASE("a lapsed lease starts no model call") {
