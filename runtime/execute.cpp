@@ -200,11 +200,11 @@ result<step_record> session::execute() try {
     auto const& options = gate_->options_;
     store& st = *gate_->store_;
     std::uint64_t index = *pending_;
-    pending_.reset();
     std::int64_t lease_now = options.clocks.lease();
     auto [run, step] = st.read([&](store_reader const& r) {
         return std::pair{existing_run(r.run(run_id_), run_id_), r.step(run_id_, index).value()};
     });
+    pending_.reset(); // read: a read that failed leaves the step to execute once the fault is gone
     auto const lease_left = std::chrono::milliseconds(run.lease.expiry_ms - lease_now);
     if (auto held = leases::hold(run, owner_, epoch_, lease_now, options.lease_duration); !held)
         return held.error(); // a lapsed lease starts no side effect

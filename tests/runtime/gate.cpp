@@ -1,5 +1,6 @@
 #include <agentrt/catalog/schema_tool.hpp>
 #include <agentrt/runtime/gate.hpp>
+#include <agentrt/testkit/engine_decorator.hpp>
 
 #include "engines/lmdb/keys.hpp"
 #include "fixture.hpp"
@@ -658,4 +659,43 @@ TEST_CASE("arguments nested as deep as the reader allows are asked about, approv
         CHECK(step->status == step_status::done);
         CHECK(agentrt::verify(s).ok());
     }
+}
+
+namespace {
+
+// Fails every read while armed, as a store whose reader slots are taken or whose server is away.
+class failing_reads final : public agentrt::testkit::engine_decorator {
+public:
+    using engine_decorator::engine_decorator;
+    std::atomic<bool> armed{false};
+    void read(std::function<void(agentrt::store_reader const&)> const& work) const override {
+        if (armed)
+            throw agentrt::exception(agentrt::error{agentrt::errc::store_failed, "injected read fault", {}});
+        engine_decorator::read(work);
+    }
+};
+
+} // namespace
+
+TEST_CASE("a read that fails before an allowed call runs leaves the call to execute once the fault is gone") {
+    world w;
+    auto real = w.open();
+    auto faulty = std::make_shared<failing_reads>(real.engine());
+    agentrt::store s(faulty);
+    agentrt::gate g(s, w.table, w.policy, w.options());
+    auto session = g.begin("goal").value();
+    (void)session.open_step().value();
+    (void)session.propose(decision::call("lookup_order", lookup_args)).value();
+    REQUIRE(session.pending_execution() == std::optional<std::uint64_t>(0));
+    faulty->armed = true;
+    auto failed = session.execute();
+    REQUIRE_FALSE(failed);
+    CHECK(failed.error().code == agentrt::errc::store_failed);
+    CHECK(session.pending_execution() == std::optional<std::uint64_t>(0));
+    CHECK(w.calls.empty());
+    faulty->armed = false;
+    auto step = session.execute();
+    REQUIRE_MESSAGE(step, (step ? "" : step.error().to_string()));
+    CHECK(step->status == step_status::done);
+    CHECK(w.calls["lookup_order"] == 1);
 }
