@@ -150,6 +150,7 @@ public:
     std::uint64_t durable_through = 0; // under commit_mutex: every commit up to it, of any process, survives power loss
     std::uint64_t last_commit = 0;     // under commit_mutex: the newest commit of this process
     std::uint64_t failed_syncs = 0;    // under commit_mutex: syncs and commits that failed so far
+    error last_failure;                // under commit_mutex: why the latest of them failed
     std::vector<sync_doubt> doubts;    // under commit_mutex; ordered, disjoint
     std::size_t writing = 0;           // under commit_mutex: threads inside `write`
     int owner_fd = -1;

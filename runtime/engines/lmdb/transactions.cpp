@@ -418,9 +418,12 @@ void lmdb_engine::lead_commit(std::unique_lock<std::mutex>& lock) {
         last_commit = std::max(last_commit, outcome.txnid);
     if (outcome.commit_failure) {
         ++failed_syncs;
+        last_failure = *outcome.commit_failure;
         doubt(durable_before, last_commit, *outcome.commit_failure);
     } else if (failed_syncs != failures_before) {
-        doubt(durable_before, last_commit, doubts.back().cause); // its data sync ran beside one that failed
+        // Its data sync ran beside one that failed. That failure may have left no doubt of its own
+        // (everything before it was durable), so its cause is kept apart from the doubts.
+        doubt(durable_before, last_commit, last_failure);
     } else if (outcome.txnid != 0 && options.durability == durability::power_loss) {
         durable_through = std::max(durable_through, outcome.txnid - 1); // its data sync took their meta pages
     }
@@ -459,9 +462,10 @@ void lmdb_engine::sync_meta(std::unique_lock<std::mutex>& lock) {
     // A failed sync also fails the commits made while it ran: Linux reports the lost writeback once.
     if (failure) {
         ++failed_syncs;
+        last_failure = *failure;
         doubt(durable_before, std::max(through, last_commit), *failure); // the caller's commit among them
     } else if (failed_syncs != failures_before) {
-        doubt(durable_before, std::max(through, last_commit), doubts.back().cause);
+        doubt(durable_before, std::max(through, last_commit), last_failure);
     } else {
         durable_through = std::max(durable_through, through);
     }
