@@ -502,8 +502,13 @@ TEST_CASE("a late outcome whose recording fails is dropped on the tool's thread,
 TEST_CASE("tools that overran their timeout do not pile up threads in a long-lived gate") {
     world w;
     w.time_out_tools_after(std::chrono::milliseconds(5));
+    // Each call returns only once the test lets it, after its step has overrun: no timing to race.
+    std::atomic<int> started{0}, let_go{0}, returned{0};
     w.replace["lookup_order"] = [&](auto const&, agentrt::call_context const&) -> agentrt::tool_result {
-        std::this_thread::sleep_for(std::chrono::milliseconds(15));
+        int const mine = ++started;
+        while (let_go.load() < mine)
+            std::this_thread::sleep_for(std::chrono::milliseconds(1));
+        ++returned;
         return agentrt::tool_output{{{"order", "ord-1"}}, "ok"};
     };
     // A thread that ended but was never joined keeps its stack mapped (glibc reuses only the stacks of
@@ -536,7 +541,9 @@ TEST_CASE("tools that overran their timeout do not pile up threads in a long-liv
         REQUIRE(session.open_step().value());
         (void)session.propose(decision::call("lookup_order", lookup_args)).value();
         REQUIRE(session.execute().value().status == step_status::failed); // overran
-        std::this_thread::sleep_for(std::chrono::milliseconds(20));       // the overrun call returns meanwhile
+        let_go = i + 1;
+        while (returned.load() < i + 1)
+            std::this_thread::sleep_for(std::chrono::milliseconds(1));
     }
     CHECK(stacks() - before < 8); // glibc keeps a few joined stacks for reuse; never joining keeps all 16
 }
