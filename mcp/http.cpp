@@ -153,8 +153,9 @@ struct exchange final : http::response_reader {
 
 class http_session final : public transport {
 public:
-    http_session(http_server server, client_options options, std::string token, bool loopback)
-        : server_(std::move(server)), options_(options), token_(std::move(token)), loopback_(loopback) {}
+    http_session(http_server server, std::string shown_url, client_options options, std::string token, bool loopback)
+        : server_(std::move(server)), shown_url_(std::move(shown_url)), options_(options), token_(std::move(token)),
+          loopback_(loopback) {}
 
     ~http_session() override { close(milliseconds(1'000)); }
 
@@ -306,10 +307,11 @@ private:
         if (done.code == CURLE_ABORTED_BY_CALLBACK)
             return error{
                 errc::timed_out, x.stop.stop_requested() ? "the call was stopped" : "the call's deadline passed", {}};
-        return failed("cannot reach " + server_.url + ": " + done.error);
+        return failed("cannot reach " + shown_url_ + ": " + done.error);
     }
 
     http_server server_;
+    std::string shown_url_; // the server's URL as messages name it, without what may be a secret
     client_options options_;
     std::string const token_;
     bool const loopback_;
@@ -340,7 +342,7 @@ result<std::unique_ptr<transport>> http_transport(http_server const& server, cli
         return failed("MCP server \"" + server.name + "\": the bearer token in " + server.bearer_token_env +
                       " would be sent in the clear to " + parts->host +
                       ": use https, or plain http only to a loopback address");
-    return std::unique_ptr<transport>(new http_session(server, options, std::move(token), near));
+    return std::unique_ptr<transport>(new http_session(server, parts->shown, options, std::move(token), near));
 }
 
 } // namespace agentrt::mcp::detail

@@ -97,13 +97,14 @@ http_model::http_model(http_endpoint endpoint) : endpoint_(std::move(endpoint)) 
         throw std::invalid_argument("the model endpoint " + endpoint_.url + " is not a URL with a scheme and a host");
     loopback_ = http::is_loopback(url->host);
     if (url->scheme != "https" && url->scheme != "http")
-        throw std::invalid_argument("the model endpoint " + endpoint_.url + " is not http or https");
+        throw std::invalid_argument("the model endpoint " + url->shown + " is not http or https");
+    shown_url_ = url->shown;
     if (endpoint_.api_key_variable.empty())
         return;
     auto const* key = std::getenv(endpoint_.api_key_variable.c_str());
     if (!key || !*key)
         throw std::invalid_argument("the environment variable " + endpoint_.api_key_variable +
-                                    " holding the API key for " + endpoint_.url +
+                                    " holding the API key for " + shown_url_ +
                                     " is not set: export it, or set the endpoint's key variable to \"\" for "
                                     "a server without keys");
     if (url->scheme == "http" && !loopback_)
@@ -162,7 +163,7 @@ http_reply http_model::exchange(model_request const& request, model_call_context
 }
 
 std::optional<model_error> http_model::failure_of(http_reply const& reply, std::string_view provider) const {
-    auto const from = std::string(provider) + " at " + endpoint_.url + ": ";
+    auto const from = std::string(provider) + " at " + shown_url_ + ": ";
     if (!reply.transport_error.empty())
         return model_error{reply.transport_failure, redacted(from + reply.transport_error), std::nullopt};
     auto const status = reply.status;

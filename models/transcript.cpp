@@ -96,6 +96,7 @@ recording_model::recording_model(http_model& live, std::filesystem::path file) :
 model_result recording_model::complete(model_request const& request, model_call_context const& context) {
     auto reply = live_->exchange(request, context);
     reply.body = live_->redacted(std::move(reply.body));
+    reply.location = live_->redacted(std::move(reply.location)); // a server may echo the key anywhere it answers
     {
         std::lock_guard lock(mutex_);
         std::ofstream out(file_, std::ios::binary | std::ios::app);

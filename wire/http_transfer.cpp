@@ -48,6 +48,16 @@ std::optional<url_parts> parse_url(std::string const& url) {
         *into = lower(text);
         curl_free(text);
     }
+    parts.shown = parts.scheme + "://" + parts.host;
+    char* text = nullptr;
+    if (curl_url_get(u.get(), CURLUPART_PORT, &text, 0) == CURLUE_OK) { // none when the URL names no port
+        parts.shown += std::string(":") + text;
+        curl_free(text);
+    }
+    if (curl_url_get(u.get(), CURLUPART_PATH, &text, 0) == CURLUE_OK) {
+        parts.shown += text;
+        curl_free(text);
+    }
     return parts;
 }
 

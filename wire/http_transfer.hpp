@@ -18,6 +18,9 @@ bool curl_ready();
 
 struct url_parts {
     std::string scheme, host; // lower case
+    // scheme://host[:port]/path, for messages: without the user, password, query and fragment,
+    // where a URL may carry a secret.
+    std::string shown;
 };
 
 // The URL's scheme and host, read by libcurl's own parser; none when it is not a URL with both.

@@ -189,6 +189,16 @@ TEST_SUITE("models") {
         CHECK(e.message.find("sk-test-") == std::string::npos); // the cut at byte 200 falls inside the key
     }
 
+    TEST_CASE("anthropic client: a password or query in the endpoint's URL is in no error") {
+        fake_provider server(wire_format::anthropic, {provider_reply::server_error()});
+        auto url = server.base_url();
+        url.insert(url.find("://") + 3, "ana:s3cret@");
+        agentrt::anthropic_model model({.base_url = url, .api_key_variable = ""});
+        auto const e = error_of(call(model, ticket_request()));
+        CHECK(e.message.find("HTTP 500") != std::string::npos);
+        CHECK_MESSAGE(e.message.find("s3cret") == std::string::npos, e.message);
+    }
+
     TEST_CASE("anthropic client: a stream cut in the middle of an event is cut_off") {
         fake_provider server(wire_format::anthropic, {provider_reply::fault("cut_mid_event")});
         auto model = client(server);

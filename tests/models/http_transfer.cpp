@@ -22,6 +22,14 @@ TEST_SUITE("models") {
         CHECK(!agentrt::http::parse_url(""));
     }
 
+    TEST_CASE("http transfer: a URL is shown without its user, password, query and fragment") {
+        auto parts = agentrt::http::parse_url("https://ana:s3cret@Host.Example:8443/v1/x?token=abc#part");
+        REQUIRE(parts);
+        CHECK(parts->shown == "https://host.example:8443/v1/x");
+        CHECK(agentrt::http::parse_url("http://127.0.0.1/mcp")->shown == "http://127.0.0.1/mcp");
+        CHECK(agentrt::http::parse_url("http://[::1]:9")->shown == "http://[::1]:9/");
+    }
+
     TEST_CASE("http transfer: every occurrence of the secret is redacted, and nothing without one") {
         CHECK(agentrt::http::redacted("key sk-1 and sk-1 again", "sk-1") == "key [redacted] and [redacted] again");
         CHECK(agentrt::http::redacted("sk-1sk-1", "sk-1") == "[redacted][redacted]");

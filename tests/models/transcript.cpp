@@ -116,6 +116,23 @@ TEST_SUITE("models") {
         CHECK(text.find(test_key) == std::string::npos);
     }
 
+    TEST_CASE("transcript: the API key is in no line of it, even when a redirect's location echoes it") {
+        runtime_test::temp_dir dir;
+        auto const file = dir.path / "t.jsonl";
+        scoped_env key("AGENTRT_TEST_ANTHROPIC_KEY", test_key);
+        fake_provider server(
+            wire_format::anthropic,
+            {provider_reply::raw(302, "", {std::string("Location: https://elsewhere.example/?key=") + test_key})});
+        agentrt::anthropic_model live(
+            {.base_url = server.base_url(), .api_key_variable = "AGENTRT_TEST_ANTHROPIC_KEY"});
+        agentrt::recording_model recorder(live, file);
+        auto const e = error_of(call(recorder, ticket_request()));
+        CHECK(e.message.find("redirected to https://elsewhere.example/?key=[redacted]") != std::string::npos);
+        auto const text = contents(file);
+        CHECK(text.find("elsewhere.example") != std::string::npos);
+        CHECK(text.find(test_key) == std::string::npos);
+    }
+
     TEST_CASE("transcript: a line that is not an exchange is refused naming the file and line") {
         runtime_test::temp_dir dir;
         auto const file = dir.path / "bad.jsonl";

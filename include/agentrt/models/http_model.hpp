@@ -78,6 +78,7 @@ protected:
 
 private:
     http_endpoint endpoint_;
+    std::string shown_url_; // the endpoint as messages name it, without what may be a secret
     std::string key_;
     bool loopback_ = false; // never through a proxy
 };
