@@ -81,8 +81,8 @@ result<session> gate::attach(std::string_view run_id) try {
         if (run->status == run_status::waiting_for_approval) {
             auto step = waiting_step(w, run->id);
             auto approval = step ? transitions::latest_approval(w, run->id, step->index) : std::nullopt;
-            if (!approval)
-                return err(errc::store_failed, "run " + run->id + " waits for an approval but has none pending");
+            if (!approval) // thrown, so that what the takeover above wrote is not committed without the run
+                throw exception(err(errc::store_failed, "run " + run->id + " waits for an approval but has none"));
             if (approval->status == approval_status::pending) {
                 w.put(*run);
                 return err(errc::refused, "run " + run->id + " waits for approval " + approval->hash + " of step " +
@@ -174,7 +174,7 @@ result<void> gate::resume_grant(session& s, step_record const& step, approval_re
             if (run.status != run_status::waiting_for_approval || !latest || latest->seq != granted.seq ||
                 latest->status != approval_status::approved || latest->used)
                 return err(errc::conflict, "the grant of step " + step.id() + " was used or changed meanwhile");
-            auto current = w.step(run.id, step.index).value();
+            auto current = existing_step(w.step(run.id, step.index), run.id, step.index);
             epoch = transitions::resume_granted(w, run, mine, step.index, granted.hash, now);
             if (grant_expired) {
                 latest->status = approval_status::expired;

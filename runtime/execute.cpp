@@ -110,7 +110,7 @@ result<step_record> finish_call(gate& g, session& s, std::uint64_t index, std::u
     auto finished = g.storage().write([&](store_writer& w) -> result<step_record> {
         next.reset(); // an engine may run this again: nothing of an attempt that did not commit stays
         auto run = existing_run(w.run(s.run_id()), s.run_id());
-        auto step = w.step(s.run_id(), index).value();
+        auto step = existing_step(w.step(s.run_id(), index), s.run_id(), index);
         if (step.status != step_status::executing || step.attempt != attempt) {
             // The step was interrupted meanwhile (takeover, cancel): the outcome is appended, marked late.
             step.late_observation = out.observation;
@@ -150,7 +150,8 @@ result<step_record> finish_call(gate& g, session& s, std::uint64_t index, std::u
     if (finished && finished->status == step_status::interrupted && finished->resolution.empty()) {
         if (auto settled = gate_detail::settle(g, s, *finished); !settled)
             return settled.error();
-        return g.storage().read([&](store_reader const& r) { return r.step(s.run_id(), index).value(); });
+        return g.storage().read(
+            [&](store_reader const& r) { return existing_step(r.step(s.run_id(), index), s.run_id(), index); });
     }
     return finished;
 }
@@ -202,7 +203,7 @@ result<step_record> session::execute() try {
     std::uint64_t index = *pending_;
     std::int64_t lease_now = options.clocks.lease();
     auto [run, step] = st.read([&](store_reader const& r) {
-        return std::pair{existing_run(r.run(run_id_), run_id_), r.step(run_id_, index).value()};
+        return std::pair{existing_run(r.run(run_id_), run_id_), existing_step(r.step(run_id_, index), run_id_, index)};
     });
     pending_.reset(); // read: a read that failed leaves the step to execute once the fault is gone
     auto const lease_left = std::chrono::milliseconds(run.lease.expiry_ms - lease_now);

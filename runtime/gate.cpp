@@ -8,7 +8,6 @@
 #include <agentrt/catalog/canonical_json.hpp>
 #include <agentrt/catalog/json_reader.hpp>
 
-
 #include <unistd.h>
 
 namespace agentrt {
@@ -58,7 +57,7 @@ result<void> settle(gate& g, session& s, step_record step) {
         auto run = existing_run(w.run(s.run_id()), s.run_id());
         if (auto held = leases::hold(run, s.owner(), s.lease_epoch(), lease_now, options.lease_duration); !held)
             return held;
-        auto current = w.step(step.run_id, step.index).value();
+        auto current = existing_step(w.step(step.run_id, step.index), step.run_id, step.index);
         if (current.status != step_status::interrupted || !current.resolution.empty())
             return err(errc::conflict, "step " + current.id() + " was settled meanwhile");
         boost::json::object spec = tool ? tool->spec() : boost::json::object{{"name", step.tool}};

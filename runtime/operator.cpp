@@ -44,7 +44,7 @@ result<approval_record> decide(store& s, std::string_view run_id, std::uint64_t 
             decided["note"] = options.note;
         w.append(*run, event_type::approval_decided, std::move(decided), now);
         if (!approving) {
-            auto step = w.step(run_id, step_index).value();
+            auto step = existing_step(w.step(run_id, step_index), run_id, step_index);
             if (step.status == step_status::awaiting_approval) {
                 transitions::fail_step(w, *run, step, "approval_rejected",
                                        "the approval was rejected by " + options.who, now);

@@ -46,10 +46,10 @@ result<prune_report> prune(store& s, std::int64_t before_ms, bool dry_run) try {
                 continue;
             report.runs.push_back(id);
             auto events = w.events(id);
-            if (events.empty() || !events.front().is(event_type::run_created))
-                return err(errc::refused, "run " + id +
-                                              " has no run.created event, so its removal could not be "
-                                              "told from tampering; verify the store first");
+            if (events.empty() || !events.front().is(event_type::run_created)) // thrown: no erase above commits
+                throw exception(err(errc::refused, "run " + id +
+                                                       " has no run.created event, so its removal could not be "
+                                                       "told from tampering; verify the store first"));
             w.put_meta(pruned_run_key(events.front().hash), id);
             w.erase_run(id);
         }

@@ -163,7 +163,7 @@ result<step_record> session::propose(decision const& d) try {
                 auto run = existing_run(w.run(run_id_), run_id_);
                 if (auto held = leases::hold(run, owner_, epoch_, lease_now, options.lease_duration); !held)
                     return held.error();
-                auto step = w.step(run_id_, index).value();
+                auto step = existing_step(w.step(run_id_, index), run_id_, index);
                 if (step.status != step_status::deciding)
                     return err(errc::conflict, "step " + step.id() + " is " + std::string(to_string(step.status)) +
                                                    ", not deciding: it was interrupted meanwhile");
@@ -264,7 +264,7 @@ result<void> session::fail(std::string message) try {
         if (auto held = leases::hold(run, owner_, epoch_, lease_now, options.lease_duration); !held)
             return held;
         if (open_) {
-            auto step = w.step(run_id_, *open_).value();
+            auto step = existing_step(w.step(run_id_, *open_), run_id_, *open_);
             if (step.status == step_status::deciding) { // not settled by a commit whose caller then failed
                 transitions::fail_step(w, run, step, "internal_error", message, now);
                 w.put(step);

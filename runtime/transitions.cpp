@@ -5,7 +5,6 @@
 
 #include <agentrt/catalog/canonical_json.hpp>
 
-
 #include <algorithm>
 
 namespace agentrt::transitions {

@@ -616,3 +616,23 @@ TEST_CASE("a tool started late in its lease renews the lease before it would lap
     CHECK(step.status == step_status::done);
     check_lease_kept(w, s, session, options);
 }
+
+TEST_CASE("a takeover of a run that waits for an approval it does not have is refused and writes nothing") {
+    world w;
+    auto s = w.open();
+    agentrt::gate g(s, w.table, w.policy, w.options());
+    auto crashed = g.begin("goal").value();
+    (void)crashed.open_step().value();
+    crashed.abandon();                       // a takeover would interrupt the open step
+    s.write([&](agentrt::store_writer& wr) { // a contradictory store: it waits, and nothing is pending
+        auto run = wr.run("run-1").value();
+        run.status = run_status::waiting_for_approval;
+        wr.put(run);
+    });
+    auto before = agentrt::read_events(s, "run-1").value().size();
+    auto attached = g.attach("run-1");
+    REQUIRE_FALSE(attached);
+    CHECK(attached.error().code == agentrt::errc::store_failed);
+    CHECK(agentrt::read_events(s, "run-1").value().size() == before);
+    CHECK(agentrt::read_run(s, "run-1").value().run.event_count == before);
+}

@@ -92,3 +92,22 @@ TEST_CASE("a run whose version-one holder died mid side effect resumes after the
     CHECK_MESSAGE(report.ok(), (report.problems.empty() ? "" : report.problems.front()));
     CHECK(agentrt::verify(s).ok());
 }
+
+TEST_CASE("a migration that needs more map than the store had grows it, and at the maximum is storage_full") {
+    auto const used = fs::file_size(AGENTRT_SOURCE_DIR "/tests/data/store-v1/data.mdb");
+    {
+        world w;
+        copy_v1_store(w.store_path);
+        auto s = agentrt::store::open(w.store_path, {.lmdb = {.initial_map_bytes = 4096}}); // the file's size, then
+        REQUIRE_MESSAGE(s, (s ? "" : s.error().to_string()));
+        CHECK(s->read([](agentrt::store_reader const& r) { return r.meta("schema_version"); }) == "3");
+        CHECK(runs_by_id(*s).size() == 4);
+    }
+    world w;
+    copy_v1_store(w.store_path);
+    auto s = agentrt::store::open(w.store_path, {.lmdb = {.initial_map_bytes = 4096, .max_map_bytes = used}});
+    REQUIRE_FALSE(s);
+    CHECK_MESSAGE(s.error().code == agentrt::errc::storage_full, s.error().to_string());
+    raw_lmdb raw(w.store_path);
+    CHECK(raw.get("meta", "schema_version") == "1"); // nothing of the migration was written
+}

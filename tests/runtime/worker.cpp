@@ -1,4 +1,5 @@
 #include <agentrt/runtime/worker.hpp>
+#include <agentrt/testkit/engine_decorator.hpp>
 #include <agentrt/testkit/scripted_agent.hpp>
 
 #include "fixture.hpp"
@@ -24,7 +25,7 @@ TEST_CASE("a worker resumes the runs that are ready: a granted approval and a de
     auto crashed = g.begin("crashed").value(); // run-3
     crashed.abandon();
     agentrt::worker worker(s, w.table, w.policy, agent, w.options());
-    auto outcomes = worker.run_once();
+    auto outcomes = worker.run_once().value();
     REQUIRE(outcomes.size() == 2);
     std::map<std::string, run_status> left;
     for (auto const& o : outcomes)
@@ -32,7 +33,7 @@ TEST_CASE("a worker resumes the runs that are ready: a granted approval and a de
     CHECK(left == std::map<std::string, run_status>{{"run-1", run_status::completed},
                                                     {"run-3", run_status::waiting_for_approval}});
     CHECK(w.calls["send_message"] == 1);
-    CHECK(worker.run_once().empty());
+    CHECK(worker.run_once().value().empty());
 }
 
 TEST_CASE("many runs in one process share one store from several threads") {
@@ -57,4 +58,32 @@ TEST_CASE("many runs in one process share one store from several threads") {
     CHECK(agentrt::list_runs(s, {}, 100).size() == 40);
     CHECK(agentrt::verify(s).ok());
     CHECK(agentrt::check_invariants(s).ok());
+}
+
+TEST_CASE("a worker whose store cannot be read returns the store's error, and its next round goes on") {
+    struct failing_reads final : agentrt::testkit::engine_decorator {
+        using engine_decorator::engine_decorator;
+        std::atomic<bool> armed{true};
+        void read(std::function<void(agentrt::store_reader const&)> const& work) const override {
+            if (armed)
+                throw agentrt::exception(agentrt::error{agentrt::errc::store_failed, "injected read fault", {}});
+            engine_decorator::read(work);
+        }
+    };
+    world w;
+    auto real = w.open();
+    agentrt::gate g(real, w.table, w.policy, w.options());
+    g.begin("crashed").value().abandon();
+    auto faulty = std::make_shared<failing_reads>(real.engine());
+    agentrt::store s(faulty);
+    agentrt::testkit::scripted_agent agent({decision::complete("done")});
+    agentrt::worker worker(s, w.table, w.policy, agent, w.options());
+    auto failed = worker.run_once();
+    REQUIRE_FALSE(failed);
+    CHECK(failed.error().code == agentrt::errc::store_failed);
+    faulty->armed = false;
+    auto outcomes = worker.run_once();
+    REQUIRE(outcomes);
+    REQUIRE(outcomes->size() == 1);
+    CHECK(outcomes->front().run.value().status == run_status::completed);
 }

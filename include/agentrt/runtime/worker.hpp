@@ -1,7 +1,7 @@
 // agentrt/runtime/worker.hpp — resumes the runs of a store that are ready to go on.
 //
 //     agentrt::worker w(store, table, policy, agent);
-//     for (;;) { w.run_once(); std::this_thread::sleep_for(1s); }
+//     for (;;) { (void)w.run_once(); std::this_thread::sleep_for(1s); }
 //
 // Ready: waiting on an approval that was granted, or running under a lease whose holder is dead or
 // expired. An agent keeps no state between steps, so one agent serves every run. A worker is used
@@ -25,8 +25,9 @@ public:
     worker(store& s, tool_table const& tools, evaluator const& policy, agent& a, gate_options options = {})
         : driver_(s, tools, policy, a, std::move(options)) {}
 
-    // Resumes every run that is ready now, one after another.
-    std::vector<worker_outcome> run_once();
+    // Resumes every run that is ready now, one after another; the store's error when it cannot
+    // find them (a run it cannot resume is an outcome of its own).
+    result<std::vector<worker_outcome>> run_once();
 
 private:
     driver driver_;

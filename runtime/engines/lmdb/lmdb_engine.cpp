@@ -421,6 +421,8 @@ result<std::shared_ptr<engine>> open_lmdb(std::filesystem::path const& path, sto
                 break;
             } catch (lmdb::map_resized const&) {
                 adopt_grown_map(*s); // nothing else of this store is open yet
+            } catch (lmdb::map_full const&) {
+                s->grow_map(); // a migration rewrites every record; storage_full at the maximum
             }
         }
         if (auto ok = take_owner_lock(*s); !ok)

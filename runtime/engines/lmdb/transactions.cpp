@@ -169,7 +169,7 @@ public:
     void put(run_record& run) override {
         if (!find(s_.runs, run.id)) {
             auto next = meta("run_order_next");
-            run.order = next ? std::stoull(*next) : 1;
+            run.order = next ? stored_counter(*next, "run_order_next") : 1;
             put_meta("run_order_next", std::to_string(run.order + 1));
             auto order = lmdb::big_endian(run.order);
             write_raw(s_.run_order, order, seal(order, run.id));

@@ -381,7 +381,7 @@ public:
         }
         if (creating) {
             auto next = meta("run_order_next");
-            run.order = next ? std::stoull(*next) : 1;
+            run.order = next ? stored_counter(*next, "run_order_next") : 1;
             put_meta("run_order_next", std::to_string(run.order + 1));
         }
         auto text = record_text::of(run);
