@@ -228,7 +228,7 @@ boost::json::value parse_record_text(std::string_view text, boost::json::storage
     boost::system::error_code ec;
     auto v = boost::json::parse(text, ec, std::move(memory), options);
     if (ec)
-        throw exception(err(errc::store_failed, "stored record is not JSON: " + ec.message()));
+        throw exception(err(errc::store_failed, "stored record is not JSON (" + ec.message() + ")" + damage_advice));
     return v;
 }
 

@@ -4,6 +4,7 @@
 
 #include <agentrt/catalog/catalog.hpp>
 #include <agentrt/runtime.hpp>
+#include <agentrt/testkit/engine_decorator.hpp>
 
 #include "engines/lmdb/seal.hpp"
 #include "support/doctest_result.hpp"
@@ -11,6 +12,7 @@
 
 #include <lmdb.h>
 
+#include <atomic>
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
@@ -100,6 +102,18 @@ struct world {
         auto s = agentrt::store::open(store_path, o);
         REQUIRE_MESSAGE(s, (s ? std::string() : s.error().to_string()));
         return std::move(*s);
+    }
+};
+
+// Fails every read while armed, as a store whose reader slots are taken or whose server is away.
+class failing_reads final : public agentrt::testkit::engine_decorator {
+public:
+    using engine_decorator::engine_decorator;
+    std::atomic<bool> armed{false};
+    void read(std::function<void(agentrt::store_reader const&)> const& work) const override {
+        if (armed)
+            throw agentrt::exception(agentrt::error{agentrt::errc::store_failed, "injected read fault", {}});
+        engine_decorator::read(work);
     }
 };
 

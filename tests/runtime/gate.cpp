@@ -1,6 +1,5 @@
 #include <agentrt/catalog/schema_tool.hpp>
 #include <agentrt/runtime/gate.hpp>
-#include <agentrt/testkit/engine_decorator.hpp>
 
 #include "engines/lmdb/keys.hpp"
 #include "fixture.hpp"
@@ -667,22 +666,6 @@ TEST_CASE("arguments nested as deep as the reader allows are asked about, approv
         CHECK(agentrt::verify(s).ok());
     }
 }
-
-namespace {
-
-// Fails every read while armed, as a store whose reader slots are taken or whose server is away.
-class failing_reads final : public agentrt::testkit::engine_decorator {
-public:
-    using engine_decorator::engine_decorator;
-    std::atomic<bool> armed{false};
-    void read(std::function<void(agentrt::store_reader const&)> const& work) const override {
-        if (armed)
-            throw agentrt::exception(agentrt::error{agentrt::errc::store_failed, "injected read fault", {}});
-        engine_decorator::read(work);
-    }
-};
-
-} // namespace
 
 TEST_CASE("a read that fails before an allowed call runs leaves the call to execute once the fault is gone") {
     world w;

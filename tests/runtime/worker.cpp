@@ -1,5 +1,4 @@
 #include <agentrt/runtime/worker.hpp>
-#include <agentrt/testkit/engine_decorator.hpp>
 #include <agentrt/testkit/scripted_agent.hpp>
 
 #include "fixture.hpp"
@@ -61,20 +60,12 @@ TEST_CASE("many runs in one process share one store from several threads") {
 }
 
 TEST_CASE("a worker whose store cannot be read returns the store's error, and its next round goes on") {
-    struct failing_reads final : agentrt::testkit::engine_decorator {
-        using engine_decorator::engine_decorator;
-        std::atomic<bool> armed{true};
-        void read(std::function<void(agentrt::store_reader const&)> const& work) const override {
-            if (armed)
-                throw agentrt::exception(agentrt::error{agentrt::errc::store_failed, "injected read fault", {}});
-            engine_decorator::read(work);
-        }
-    };
     world w;
     auto real = w.open();
     agentrt::gate g(real, w.table, w.policy, w.options());
     g.begin("crashed").value().abandon();
     auto faulty = std::make_shared<failing_reads>(real.engine());
+    faulty->armed = true;
     agentrt::store s(faulty);
     agentrt::testkit::scripted_agent agent({decision::complete("done")});
     agentrt::worker worker(s, w.table, w.policy, agent, w.options());
