@@ -3,6 +3,7 @@
 #include "scenario_internal.hpp"
 
 #include <chrono>
+#include <vector>
 
 namespace agentrt::testkit {
 
@@ -14,6 +15,8 @@ std::string_view to_string(fault_site site) noexcept {
         return "commit";
     case fault_site::sync:
         return "sync";
+    case fault_site::read:
+        return "read";
     }
     return "unknown";
 }
@@ -42,7 +45,8 @@ std::string to_string(fault const& f) {
 agentrt::error error_of(fault const& f) {
     std::string what = f.site == fault_site::put      ? "mdb_put"
                        : f.site == fault_site::commit ? "mdb_txn_commit"
-                                                      : "mdb_env_sync";
+                       : f.site == fault_site::sync   ? "mdb_env_sync"
+                                                      : "mdb_get";
     switch (f.error) {
     case fault_error::no_space:
         return {errc::storage_full, "injected fault: " + what + " failed: No space left on device", {}};
@@ -120,6 +124,12 @@ private:
 
 } // namespace
 
+void faulty_engine::read(std::function<void(store_reader const&)> const& work) const {
+    if (fault_.site == fault_site::read && strikes())
+        throw exception(error_of(fault_));
+    engine_decorator::read(work);
+}
+
 void faulty_engine::write(std::function<void(engine_writer&)> const& work, bool flush) {
     auto fail = [this] { throw exception(error_of(fault_)); };
     switch (fault_.site) {
@@ -148,13 +158,19 @@ void faulty_engine::write(std::function<void(engine_writer&)> const& work, bool 
         if (flush && strikes())
             fail(); // after the commit, which stands
         return;
+    case fault_site::read:
+        engine_decorator::write(work, flush);
+        return;
     }
 }
 
 fault_summary explore_faults(scenario const& s, fault_error error, source_location where) {
     auto started = std::chrono::steady_clock::now();
     fault_summary summary;
-    for (auto site : {fault_site::put, fault_site::commit, fault_site::sync}) {
+    std::vector<fault_site> sites{fault_site::put, fault_site::commit, fault_site::sync};
+    if (error == fault_error::io_error)
+        sites.push_back(fault_site::read);
+    for (auto site : sites) {
         for (std::uint64_t n = 1;; ++n) {
             fault f{site, n, error};
             bool fired = false;

@@ -87,6 +87,27 @@ TEST_SUITE("testkit") {
         CHECK(has_run(s, "run-b")); // the caller was told it failed, and must treat it as maybe written
     }
 
+    TEST_CASE("faulty engine: the N-th read fails with store_failed and changes nothing") {
+        runtime_test::world w;
+        auto real = w.open();
+        CHECK_FALSE(write_run(real, "run-a"));
+        auto faulty = std::make_shared<faulty_engine>(real.engine(), fault{fault_site::read, 2, fault_error::io_error});
+        agentrt::store s(faulty);
+        CHECK(has_run(s, "run-a"));
+        try {
+            (void)has_run(s, "run-a");
+            FAIL("the second read did not fail");
+        } catch (agentrt::exception const& e) {
+            CHECK(e.error().code == agentrt::errc::store_failed);
+            CHECK(e.error().message == "injected fault: mdb_get failed: Input/output error");
+        }
+        CHECK(faulty->fired());
+        CHECK(has_run(s, "run-a")); // only the N-th fails
+        CHECK_FALSE(write_run(s, "run-b"));
+        CHECK(faulty->seen() == 3); // writes are not reads
+        CHECK(has_run(real, "run-b"));
+    }
+
     TEST_CASE("faulty engine: a full disk under drive is a typed error, not an exception, and the run resumes") {
         runtime_test::world w;
         auto real = w.open();
@@ -118,6 +139,20 @@ TEST_SUITE("testkit") {
             auto summary = explore_faults(shop_scenario(), error);
             CHECK(summary.failures == 0);
             CHECK(summary.faults_tried > 20);
+            for (auto const& r : recorded.reports)
+                FAIL_CHECK(r.message);
+        }
+    }
+
+    TEST_CASE("explore_faults: under I/O errors every read fails in turn too, each a typed error the run survives") {
+        for (auto const& s : {shop_scenario(), asking_scenario()}) {
+            test_support::recording_reporter recorded;
+            scoped_reporter installed(recorded);
+            auto writes_only = explore_faults(s, fault_error::no_space);
+            auto with_reads = explore_faults(s, fault_error::io_error);
+            CHECK(writes_only.failures == 0);
+            CHECK(with_reads.failures == 0);
+            CHECK(with_reads.faults_tried > writes_only.faults_tried + 10); // the reads' faults
             for (auto const& r : recorded.reports)
                 FAIL_CHECK(r.message);
         }

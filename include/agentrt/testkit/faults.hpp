@@ -30,6 +30,8 @@ enum class fault_site : std::uint8_t {
     commit, // a commit: none of its transaction is kept
     sync,   // the sync of a flushed commit (the one before a side effect): the commit is kept, and
             // the caller is told it failed, as when fsync fails after the data reached the file
+    read,   // a read transaction (a query outside a write): it fails and changes nothing, as when a
+            // page cannot be read or the server's connection is lost
 };
 // What the engine reports: no_space (ENOSPC) and map_full are errc::storage_full, io_error (EIO)
 // is errc::store_failed.
@@ -53,6 +55,7 @@ class faulty_engine final : public engine_decorator {
 public:
     faulty_engine(std::shared_ptr<engine> inner, fault f) : engine_decorator(std::move(inner)), fault_(f) {}
 
+    void read(std::function<void(store_reader const&)> const& work) const override;
     void write(std::function<void(engine_writer&)> const& work, bool flush) override;
 
     agentrt::testkit::fault const& fault() const noexcept { return fault_; }
@@ -60,10 +63,10 @@ public:
     std::uint64_t seen() const noexcept { return seen_.load(); } // operations at the site so far
 
 private:
-    bool strikes() noexcept { return ++seen_ == fault_.nth; }
+    bool strikes() const noexcept { return ++seen_ == fault_.nth; }
 
     agentrt::testkit::fault fault_;
-    std::atomic<std::uint64_t> seen_{0};
+    mutable std::atomic<std::uint64_t> seen_{0};
 };
 
 struct fault_summary {
@@ -74,7 +77,8 @@ struct fault_summary {
 
 // For each site, runs the scenario (simulated processes) once per N = 1, 2, ... with the N-th
 // operation at that site failing with `error` in its first process, until a run gets through
-// untouched. At every N: every public call returns a typed error (an exception out of the driver,
+// untouched. Reads are among the sites for io_error only: an engine reports no full disk or map
+// on a read. At every N: every public call returns a typed error (an exception out of the driver,
 // the gate or the operator API is a failure), the store opens, its chains verify and its invariants
 // hold, and the next processes, fault-free, resume the run to its end with no tool run twice
 // without an approval. Reports every failure; prints a summary line. Fails when no fault fired.
