@@ -13,6 +13,7 @@
 #include <algorithm>
 #include <iterator>
 #include <map>
+#include <vector>
 
 namespace agentrt {
 namespace {
@@ -314,6 +315,42 @@ private:
 public:
     void link_all() { link_pending(); }
 
+    // A $ref that comes back to itself through allOf, anyOf or oneOf alone, without going into a
+    // member or an item, would have the decoder check the same value for ever: refused.
+    void refuse_cycles_in_place() {
+        std::map<schema_node const*, std::string const*> ref_at;
+        for (auto const& [node, target] : refs_)
+            ref_at[node] = &target.second;
+        std::map<schema_node const*, int> seen; // 1: on the path, 2: done
+        std::vector<schema_node const*> path;
+        auto visit = [&](auto& self, schema_node const* n) -> void {
+            seen[n] = 1;
+            path.push_back(n);
+            auto next = [&](schema_node const* c) {
+                if (!c)
+                    return;
+                if (seen[c] == 1) {
+                    for (auto it = std::find(path.begin(), path.end(), c); it != path.end(); ++it)
+                        if (auto at = ref_at.find(*it); at != ref_at.end())
+                            fail(*at->second, "$ref",
+                                 "refers back to itself through allOf, anyOf or oneOf without going into a member "
+                                 "or an item, so no value could ever be checked against it");
+                } else if (seen[c] == 0) {
+                    self(self, c);
+                }
+            };
+            next(n->ref);
+            for (auto const* list : {&n->all_of, &n->any_of, &n->one_of})
+                for (auto const* c : *list)
+                    next(c);
+            path.pop_back();
+            seen[n] = 2;
+        };
+        for (auto const& n : nodes_)
+            if (seen[&n] == 0)
+                visit(visit, &n);
+    }
+
 private:
     json::value const& root_;
     std::deque<schema_node>& nodes_;
@@ -332,6 +369,7 @@ result<compiled_schema> compile_schema(json::value const& schema) {
         compiler c(schema, *nodes);
         schema_node const* root = c.compile(schema, "");
         c.link_all();
+        c.refuse_cycles_in_place();
         c.close_required();
         return compiled_schema(std::move(nodes), root);
     } catch (schema_error const& e) {
