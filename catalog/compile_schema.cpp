@@ -334,7 +334,9 @@ public:
                         if (auto at = ref_at.find(*it); at != ref_at.end())
                             fail(*at->second, "$ref",
                                  "refers back to itself through allOf, anyOf or oneOf without going into a member "
-                                 "or an item, so no value could ever be checked against it");
+                                 "or an item, so no value could ever be checked against it: let the recursion go "
+                                 "through "
+                                 "properties or items, or remove the reference");
                 } else if (seen[c] == 0) {
                     self(self, c);
                 }
